@@ -1,0 +1,1 @@
+"""certificates layer of derivative."""

@@ -1,0 +1,475 @@
+"""Immutable typed nodes of the requirement language.
+
+A spec is parsed once into these nodes and every back-end reads the same nodes:
+the Z3 encoding, the Python evaluator, the SMT-LIB printer and the generated
+tests.  They are frozen pydantic models so that they validate, serialise to the
+published JSON Schema, and cannot be mutated behind a walker's back.
+
+Each node has a ``kind`` discriminator; walkers dispatch on it (``visit_<kind>``,
+see ``_walk.py``) instead of ``isinstance`` ladders.  Source positions
+(``line``/``col``) are carried for error messages but excluded from
+serialisation, so they never enter the contract's identity.
+
+Structured-English forms (``shall be at least``, ``when C, S``, ``never C``) do
+not survive parsing: they mean exactly a core expression and are desugared to it,
+so two spellings of one meaning have one identity.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypeAlias, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Node(BaseModel):
+    """Base of every node: frozen, no extra fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ExprNode(Node):
+    """Base of expression nodes: a position kept for messages, not for identity."""
+
+    line: int = Field(default=0, exclude=True, repr=False)
+    col: int = Field(default=0, exclude=True, repr=False)
+
+
+# --------------------------------------------------------------------------- expressions
+
+
+class IntLit(ExprNode):
+    kind: Literal["int"] = "int"
+    value: int
+
+
+class RealLit(ExprNode):
+    """A decimal literal; ``value`` is its exact decimal text, normalised (``0.25``)."""
+
+    kind: Literal["real"] = "real"
+    value: str
+
+
+class StrLit(ExprNode):
+    """A string literal after escape decoding (raw or not makes no difference)."""
+
+    kind: Literal["str"] = "str"
+    value: str
+
+
+class BoolLit(ExprNode):
+    kind: Literal["bool"] = "bool"
+    value: bool
+
+
+class DateLit(ExprNode):
+    """``date("YYYY-MM-DD")``; ``value`` is the ISO text, already validated."""
+
+    kind: Literal["date"] = "date"
+    value: str
+
+
+class ListLit(ExprNode):
+    kind: Literal["list"] = "list"
+    items: tuple[Expr, ...]
+
+
+class EnumMember(ExprNode):
+    """``Enum.member``."""
+
+    kind: Literal["enum_member"] = "enum_member"
+    enum: str
+    member: str
+
+
+class Name(ExprNode):
+    """A reference to a param, const, function/operation parameter or bound variable."""
+
+    kind: Literal["name"] = "name"
+    id: str
+
+
+class Result(ExprNode):
+    """``result``: the return value inside ``ensures`` (and count predicates)."""
+
+    kind: Literal["result"] = "result"
+
+
+class Unary(ExprNode):
+    kind: Literal["unary"] = "unary"
+    op: Literal["not", "-"]
+    operand: Expr
+
+
+class BinOp(ExprNode):
+    kind: Literal["binop"] = "binop"
+    op: Literal["+", "-", "*", "/", "//", "%"]
+    left: Expr
+    right: Expr
+
+
+class BoolOp(ExprNode):
+    """``and``/``or`` (left-associative), ``implies`` (right-associative), ``iff``."""
+
+    kind: Literal["boolop"] = "boolop"
+    op: Literal["and", "or", "implies", "iff"]
+    left: Expr
+    right: Expr
+
+
+CompareOp: TypeAlias = Literal["==", "!=", "<", "<=", ">", ">=", "in", "not in"]
+
+
+class Compare(ExprNode):
+    """A comparison chain with Python's meaning: ``a < b <= c`` is ``a < b and b <= c``
+    with ``b`` evaluated once.  ``len(operands) == len(ops) + 1``."""
+
+    kind: Literal["compare"] = "compare"
+    ops: tuple[CompareOp, ...]
+    operands: tuple[Expr, ...]
+
+
+class Range(ExprNode):
+    """``LO..HI``: an inclusive integer range; only the right operand of ``in``/``not in``."""
+
+    kind: Literal["range"] = "range"
+    lo: Expr
+    hi: Expr
+
+
+class IfExpr(ExprNode):
+    kind: Literal["if"] = "if"
+    cond: Expr
+    then: Expr
+    orelse: Expr
+
+
+class Quantifier(ExprNode):
+    """``forall var in LO..HI: body`` / ``exists ...``: bounded, inclusive, integer."""
+
+    kind: Literal["quant"] = "quant"
+    quantifier: Literal["forall", "exists"]
+    var: str
+    lo: Expr
+    hi: Expr
+    body: Expr
+
+
+class Call(ExprNode):
+    """A built-in (``len``, ``matches``...) or, in examples, a spec function/operation."""
+
+    kind: Literal["call"] = "call"
+    func: str
+    args: tuple[Expr, ...]
+
+
+class Index(ExprNode):
+    kind: Literal["index"] = "index"
+    base: Expr
+    index: Expr
+
+
+class Generator(ExprNode):
+    """``all(body for var in iterable)`` / ``any(...)``."""
+
+    kind: Literal["gen"] = "gen"
+    func: Literal["all", "any"]
+    body: Expr
+    var: str
+    iterable: Expr
+
+
+class Count(ExprNode):
+    """``count(OP where PRED, per PARAM)`` inside a system invariant."""
+
+    kind: Literal["count"] = "count"
+    op: str
+    where: Expr | None = None
+    per: str | None = None
+
+
+Expr: TypeAlias = Annotated[
+    Union[
+        IntLit,
+        RealLit,
+        StrLit,
+        BoolLit,
+        DateLit,
+        ListLit,
+        EnumMember,
+        Name,
+        Result,
+        Unary,
+        BinOp,
+        BoolOp,
+        Compare,
+        Range,
+        IfExpr,
+        Quantifier,
+        Call,
+        Index,
+        Generator,
+        Count,
+    ],
+    Field(discriminator="kind"),
+]
+
+# --------------------------------------------------------------------------- type syntax
+
+
+class TypeNode(Node):
+    """Base of written types; positions excluded from identity."""
+
+    line: int = Field(default=0, exclude=True, repr=False)
+    col: int = Field(default=0, exclude=True, repr=False)
+
+
+class IntType(TypeNode):
+    """``int`` or ``int in LO..HI`` (bounds are integer literals, negated literals or consts)."""
+
+    kind: Literal["int_type"] = "int_type"
+    lo: Expr | None = None
+    hi: Expr | None = None
+
+
+class BoolType(TypeNode):
+    kind: Literal["bool_type"] = "bool_type"
+
+
+class RealType(TypeNode):
+    kind: Literal["real_type"] = "real_type"
+
+
+class StrType(TypeNode):
+    """``str`` or ``str matching "RE"`` (a full match)."""
+
+    kind: Literal["str_type"] = "str_type"
+    pattern: str | None = None
+
+
+class DateType(TypeNode):
+    kind: Literal["date_type"] = "date_type"
+
+
+class ListType(TypeNode):
+    kind: Literal["list_type"] = "list_type"
+    elem: TypeRef
+
+
+class NamedType(TypeNode):
+    """A declared enum, by name (resolved by the type checker)."""
+
+    kind: Literal["named_type"] = "named_type"
+    name: str
+
+
+class NoneType_(TypeNode):
+    """``none``: only as an operation's result."""
+
+    kind: Literal["none_type"] = "none_type"
+
+
+TypeRef: TypeAlias = Annotated[
+    Union[IntType, BoolType, RealType, StrType, DateType, ListType, NamedType, NoneType_],
+    Field(discriminator="kind"),
+]
+
+# --------------------------------------------------------------------------- declarations
+
+
+class Located(Node):
+    """Declarations and obligations know where they were written (not part of identity)."""
+
+    file: str = Field(default="", exclude=True)
+    line: int = Field(default=0, exclude=True)
+    column: int = Field(default=0, exclude=True)
+
+
+class EnumDecl(Located):
+    kind: Literal["enum"] = "enum"
+    name: str
+    members: tuple[str, ...]
+
+
+class ExceptionDecl(Located):
+    kind: Literal["exception"] = "exception"
+    name: str
+    base: str = "Exception"
+
+
+class ConstDecl(Located):
+    kind: Literal["const"] = "const"
+    name: str
+    type: TypeRef
+    value: Expr
+
+
+class ParamDecl(Located):
+    kind: Literal["param"] = "param"
+    name: str
+    type: TypeRef
+
+
+class Parameter(Located):
+    """A function/operation parameter; ``from_op`` for ``p: T from op``."""
+
+    kind: Literal["parameter"] = "parameter"
+    name: str
+    type: TypeRef
+    from_op: str | None = None
+
+
+class FunctionDecl(Located):
+    """A pure function's signature; its clauses are obligations owned by ``name``."""
+
+    kind: Literal["function"] = "function"
+    name: str
+    params: tuple[Parameter, ...]
+    returns: TypeRef
+
+
+class OperationDecl(Located):
+    """An operation of a system; its clauses are obligations owned by ``System.op``."""
+
+    kind: Literal["operation"] = "operation"
+    system: str
+    name: str
+    params: tuple[Parameter, ...]
+    returns: TypeRef
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.system}.{self.name}"
+
+
+class SystemDecl(Located):
+    """A stateful component; its invariants are obligations owned by the system's name."""
+
+    kind: Literal["system"] = "system"
+    name: str
+    operations: tuple[OperationDecl, ...]
+
+
+class BindDecl(Located):
+    """``bind NAME to "module:attr"``: where the implementation of NAME lives."""
+
+    kind: Literal["bind"] = "bind"
+    name: str
+    target: str
+
+
+Decl: TypeAlias = Annotated[
+    Union[EnumDecl, ExceptionDecl, ConstDecl, ParamDecl, FunctionDecl, SystemDecl, BindDecl],
+    Field(discriminator="kind"),
+]
+
+ObligationKind: TypeAlias = Literal[
+    "requirement", "requires", "ensures", "raises", "example", "invariant"
+]
+
+
+class Obligation(Located):
+    """One thing the contract demands.
+
+    - ``requirement``: ``expr`` over params and consts; ``owner`` is None.
+    - ``requires``/``ensures``: ``owner`` is the function name or ``System.op``.
+    - ``raises``: ``expr`` is the ``when`` condition, ``exception`` the required class.
+    - ``example``: ``expr`` is ``CALL == VALUE``; or, for ``CALL raises Exc``, ``expr`` is
+      the call and ``exception`` is ``Exc``.
+    - ``invariant``: ``owner`` is the system's name; ``expr`` usually contains ``count``.
+
+    ``generated_id`` is true when the author wrote no identifier and ``id`` was derived
+    from owner, kind and content (never from position).
+    """
+
+    id: str
+    generated_id: bool = False
+    kind: ObligationKind
+    owner: str | None = None
+    expr: Expr
+    exception: str | None = None
+    tags: dict[str, str] = Field(default_factory=dict)
+    text: str | None = None
+
+
+class SourceFile(Node):
+    """A file of the requirement set and the SHA-256 of its bytes."""
+
+    path: str
+    sha256: str
+
+
+class Contract(Node):
+    """A whole requirement set: one or more files forming one namespace.
+
+    ``declarations`` and ``obligations`` are in source order (first file first);
+    the identity (``_canon.contract_identity``) does not depend on that order.
+    """
+
+    name: str
+    version: int
+    description: str | None = None
+    tolerance: str | None = None
+    files: tuple[SourceFile, ...] = ()
+    declarations: tuple[Decl, ...] = ()
+    obligations: tuple[Obligation, ...] = ()
+
+    # Convenience look-ups; cheap enough to compute on demand.
+    def decl(self, name: str) -> Decl | None:
+        """The declaration named ``name`` (operations are found by ``System.op``)."""
+        for d in self.declarations:
+            if d.name == name:
+                return d
+            if isinstance(d, SystemDecl):
+                for op in d.operations:
+                    if op.qualname == name:
+                        return d
+        return None
+
+    def obligations_of(self, owner: str | None) -> tuple[Obligation, ...]:
+        return tuple(o for o in self.obligations if o.owner == owner)
+
+    def functions(self) -> tuple[FunctionDecl, ...]:
+        return tuple(d for d in self.declarations if isinstance(d, FunctionDecl))
+
+    def systems(self) -> tuple[SystemDecl, ...]:
+        return tuple(d for d in self.declarations if isinstance(d, SystemDecl))
+
+    def params(self) -> tuple[ParamDecl, ...]:
+        return tuple(d for d in self.declarations if isinstance(d, ParamDecl))
+
+    def consts(self) -> tuple[ConstDecl, ...]:
+        return tuple(d for d in self.declarations if isinstance(d, ConstDecl))
+
+    def enums(self) -> tuple[EnumDecl, ...]:
+        return tuple(d for d in self.declarations if isinstance(d, EnumDecl))
+
+    def exceptions(self) -> tuple[ExceptionDecl, ...]:
+        return tuple(d for d in self.declarations if isinstance(d, ExceptionDecl))
+
+
+for _model in (
+    ListLit,
+    Unary,
+    BinOp,
+    BoolOp,
+    Compare,
+    Range,
+    IfExpr,
+    Quantifier,
+    Call,
+    Index,
+    Generator,
+    Count,
+    IntType,
+    ListType,
+    ConstDecl,
+    ParamDecl,
+    Parameter,
+    FunctionDecl,
+    OperationDecl,
+    SystemDecl,
+    Obligation,
+    Contract,
+):
+    _model.model_rebuild()

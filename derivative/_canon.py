@@ -1,0 +1,91 @@
+"""Canonical JSON and the contract's identity (LANGUAGE.md §2).
+
+Canonical JSON: UTF-8, keys sorted, no insignificant whitespace, and no floats
+(reals travel as exact decimal or ``p/q`` strings).  The identity of a contract is
+the SHA-256 of the canonical JSON of its *meaning*: declarations, obligation
+kinds, expressions, raised exception names and explicit identifiers.  Positions,
+comments, quoted texts, tags, order and the split into files are left out, so
+reformatting or reordering never changes it, and any change of meaning does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from derivative._ast import Contract, Decl, Expr, Obligation, SystemDecl
+
+
+def _reject_floats(obj: Any) -> None:
+    if isinstance(obj, float):
+        raise TypeError("floats are not allowed in canonical JSON; use an exact string")
+    if isinstance(obj, dict):
+        for v in obj.values():
+            _reject_floats(v)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            _reject_floats(v)
+
+
+def canonical_json(obj: Any) -> bytes:
+    """Canonical JSON bytes of a JSON-safe object (dicts, lists, str, int, bool, None)."""
+    _reject_floats(obj)
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8"
+    )
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_json(obj: Any) -> str:
+    """SHA-256 (hex) of the canonical JSON of ``obj``."""
+    return sha256_hex(canonical_json(obj))
+
+
+def expr_json(expr: Expr) -> Any:
+    """The position-free JSON form of an expression (what identity and ids hash)."""
+    return expr.model_dump(mode="json")
+
+
+def content_digest(kind: str, owner: str | None, expr: Expr, exception: str | None) -> str:
+    """Six hex digits derived from an obligation's content, for generated identifiers."""
+    payload = {"kind": kind, "owner": owner, "expr": expr_json(expr), "exception": exception}
+    return sha256_json(payload)[:6]
+
+
+def _decl_meaning(d: Decl) -> Any:
+    data = d.model_dump(mode="json")
+    if d.kind == "enum":
+        data["members"] = sorted(data["members"])
+    if isinstance(d, SystemDecl):
+        data["operations"] = sorted(data["operations"], key=lambda op: op["name"])
+    return data
+
+
+def _obligation_meaning(o: Obligation) -> Any:
+    return {
+        "kind": o.kind,
+        "owner": o.owner,
+        "expr": expr_json(o.expr),
+        "exception": o.exception,
+        "id": None if o.generated_id else o.id,
+    }
+
+
+def contract_meaning(contract: Contract) -> Any:
+    """The canonical, order-free form of what a contract means."""
+    decls = [_decl_meaning(d) for d in contract.declarations if d.kind != "bind"]
+    obligations = [_obligation_meaning(o) for o in contract.obligations]
+    return {
+        "tolerance": contract.tolerance,
+        "declarations": sorted(decls, key=lambda x: canonical_json(x)),
+        "obligations": sorted(obligations, key=lambda x: canonical_json(x)),
+    }
+
+
+def contract_identity(contract: Contract) -> str:
+    """SHA-256 of the contract's canonical meaning (LANGUAGE.md §2)."""
+    return sha256_json(contract_meaning(contract))

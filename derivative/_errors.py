@@ -1,0 +1,113 @@
+"""The one error root of derivative and its user-facing subclasses.
+
+Every failure a user can cause (a bad spec, a missing file, a wrong flag) is a
+``DerivativeError``; the CLI turns it into a message and exit code 2 and never
+shows a traceback.  Errors about a place in a source file carry the file, line,
+column and the source line so the message can point at it with a caret, the way
+compilers do: a requirement author should be able to fix the spec from the
+message alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+class DerivativeError(Exception):
+    """Root of every error derivative raises on purpose."""
+
+    exit_code: int = 2
+
+    def render(self) -> str:
+        """The message as the CLI prints it."""
+        return f"error: {self}"
+
+
+@dataclass(frozen=True)
+class SourcePos:
+    """A place in a source file: 1-based line and column."""
+
+    file: str
+    line: int
+    column: int
+    source_line: str = ""
+
+    def caret(self) -> str:
+        """The source line and a caret under the column (tabs kept so it lines up)."""
+        if not self.source_line:
+            return ""
+        text = self.source_line.rstrip("\n")
+        prefix = "".join(c if c == "\t" else " " for c in text[: max(self.column - 1, 0)])
+        return f"    {text}\n    {prefix}^"
+
+
+class SpecError(DerivativeError):
+    """Something wrong at a place in a spec: syntax, types, names, includes."""
+
+    def __init__(
+        self,
+        message: str,
+        pos: SourcePos | None = None,
+        hint: str | None = None,
+        related: Sequence[tuple[str, SourcePos]] = (),
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.pos = pos
+        self.hint = hint
+        self.related = tuple(related)
+
+    @property
+    def file(self) -> str | None:
+        return self.pos.file if self.pos else None
+
+    @property
+    def line(self) -> int | None:
+        return self.pos.line if self.pos else None
+
+    @property
+    def column(self) -> int | None:
+        return self.pos.column if self.pos else None
+
+    def render(self) -> str:
+        head = "error: " + self.message
+        if self.pos is not None:
+            head = f"{self.pos.file}:{self.pos.line}:{self.pos.column}: {head}"
+        parts = [head]
+        if self.pos is not None and self.pos.caret():
+            parts.append(self.pos.caret())
+        for label, where in self.related:
+            parts.append(f"{where.file}:{where.line}:{where.column}: note: {label}")
+            if where.caret():
+                parts.append(where.caret())
+        if self.hint:
+            parts.append(f"hint: {self.hint}")
+        return "\n".join(parts)
+
+
+class SpecErrors(DerivativeError):
+    """Several spec errors found in one pass (the type checker reports them all)."""
+
+    def __init__(self, errors: Iterable[SpecError]) -> None:
+        self.errors = tuple(errors)
+        super().__init__("; ".join(e.message for e in self.errors))
+
+    def render(self) -> str:
+        return "\n".join(e.render() for e in self.errors)
+
+
+class UsageError(DerivativeError):
+    """A wrong flag, a missing file or another bad request to the CLI or API."""
+
+
+class SolverUnknown(DerivativeError):
+    """The solver could not decide a question; never a verdict."""
+
+    exit_code = 6
+
+
+class SandboxUnavailable(DerivativeError):
+    """The requested isolation could not be had; nothing was judged."""
+
+    exit_code = 4

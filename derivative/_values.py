@@ -1,0 +1,58 @@
+"""Runtime values of the language, shared by the evaluator, the oracle and JSON I/O.
+
+=========  ==========================================
+type       Python value
+=========  ==========================================
+int        ``int`` (never ``bool``)
+bool       ``bool``
+real       ``fractions.Fraction`` (exact); floats from a candidate are compared with tolerance
+str        ``str``
+date       ``datetime.date``
+list[T]    ``tuple`` of values (immutable, hashable)
+enum       ``EnumValue``
+=========  ==========================================
+
+``UNDEFINED`` is the distinct result of an expression whose evaluation is undefined
+(division by zero, an index out of range, ``int("x")``, a date leaving its range).
+It is a value, not an exception, so it can never leak out of the evaluator as a crash.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from fractions import Fraction
+from typing import Final, TypeAlias
+
+
+@dataclass(frozen=True, order=True)
+class EnumValue:
+    """A member of a declared enum, e.g. ``Outcome.ok``."""
+
+    enum: str
+    member: str
+
+    def __str__(self) -> str:
+        return f"{self.enum}.{self.member}"
+
+
+class _Undefined:
+    """The one undefined value; falsy checks on it are a bug, so it refuses ``bool``."""
+
+    _instance: _Undefined | None = None
+
+    def __new__(cls) -> _Undefined:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNDEFINED"
+
+    def __bool__(self) -> bool:
+        raise TypeError("UNDEFINED has no truth value; test `is UNDEFINED` first")
+
+
+UNDEFINED: Final = _Undefined()
+
+Value: TypeAlias = "int | bool | Fraction | str | date | tuple[Value, ...] | EnumValue"

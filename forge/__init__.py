@@ -1,0 +1,1 @@
+"""forge layer of derivative."""
