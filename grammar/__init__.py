@@ -1,1 +1,16 @@
-"""grammar layer of derivative."""
+"""The grammar layer: the requirement language's parser (LANGUAGE.md).
+
+``load(paths)`` reads a requirement set from files (resolving ``use``),
+``parse_text(text, file)`` parses one spec given as text; both return a
+``derivative._ast.Contract`` and raise ``SpecError``/``UsageError`` (never a
+parser library's exception).  ``tokenize`` and ``grammar_text`` are exposed for
+tools and tests.
+"""
+
+from __future__ import annotations
+
+from derivative.grammar._lexer import RESERVED, tokenize
+from derivative.grammar._loader import load, parse_text, register_source
+from derivative.grammar._parser import grammar_text
+
+__all__ = ["RESERVED", "grammar_text", "load", "parse_text", "register_source", "tokenize"]

@@ -1,0 +1,144 @@
+"""Parse (+ type-check) throughput against z3py on the same constraints.
+
+Run as ``python benchmarks/parse_scale.py [--sizes 1000,10000] [--repeat 3]``.
+
+For each size N it writes a spec with N difference-constraint requirements over
+about N/10 integer params (every third param ranged ``int in 0..1000``; every
+fourth requirement phrased ``shall be at most``, as a real requirement sheet
+would mix them), then measures, in this process:
+
+- ``parse``: ``derivative.grammar.load`` of the file;
+- ``typecheck``: ``derivative._typecheck.check`` on the result, if that module
+  exists (otherwise only the parse is timed, and the output says so);
+- ``z3``: z3py building the same constraints (variables, ranges, one assertion
+  per requirement) and ``solver.check()``.
+
+It prints lines/s of parse + type check and the ratio (parse + check) / z3, the
+figure the performance goal is stated in (ratio <= 1.0 at 10,000).  The best of
+``--repeat`` runs is reported for each, because these machines are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def make_spec(n: int, seed: int = 1) -> tuple[str, list[tuple[int, int, int]], list[int]]:
+    """A spec with ``n`` requirements; also the (a, b, c) triples and ranged params."""
+    rnd = random.Random(seed)
+    nparams = max(2, n // 10)
+    lines = [f"spec scale{n} version 1", '"Generated difference constraints."', ""]
+    ranged: list[int] = []
+    for i in range(nparams):
+        if i % 3 == 0:
+            lines.append(f"param x_{i}: int in 0..1000")
+            ranged.append(i)
+        else:
+            lines.append(f"param x_{i}: int")
+    lines.append("")
+    triples: list[tuple[int, int, int]] = []
+    for k in range(n):
+        a = rnd.randrange(nparams)
+        b = rnd.randrange(nparams - 1)
+        if b >= a:
+            b += 1
+        c = rnd.randrange(0, 500)
+        triples.append((a, b, c))
+        if k % 4 == 3:
+            lines.append(f"requirement R{k} [source: sheet-{k % 7}]: x_{a} - x_{b} shall be at most {c}")
+        else:
+            lines.append(f"requirement R{k}: x_{a} - x_{b} <= {c}")
+    return "\n".join(lines) + "\n", triples, ranged
+
+
+def best_of(repeat: int, fn: Callable[[], Any]) -> tuple[float, Any]:
+    best = float("inf")
+    out: Any = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def z3_baseline(nparams: int, triples: list[tuple[int, int, int]], ranged: list[int]) -> str:
+    import z3
+
+    xs = [z3.Int(f"x_{i}") for i in range(nparams)]
+    s = z3.Solver()
+    for i in ranged:
+        s.add(xs[i] >= 0, xs[i] <= 1000)
+    for a, b, c in triples:
+        s.add(xs[a] - xs[b] <= c)
+    return str(s.check())
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1000,10000")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--profile", action="store_true", help="cProfile one parse of the largest size")
+    args = ap.parse_args(argv)
+
+    from derivative.grammar import load
+
+    try:
+        typecheck: Any = importlib.import_module("derivative._typecheck")
+        check: Callable[[Any], Any] | None = typecheck.check
+    except ImportError:
+        check = None
+        print("derivative._typecheck is not available: only the parse is timed")
+
+    t0 = time.perf_counter()
+    load_warm = make_spec(10)[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        warm = os.path.join(tmp, "warm.req")
+        with open(warm, "w") as fh:
+            fh.write(load_warm)
+        load([warm])  # compiles the grammar once (cached for the process)
+        print(f"grammar compile + first parse: {time.perf_counter() - t0:.3f} s")
+        for n in (int(s) for s in args.sizes.split(",")):
+            text, triples, ranged = make_spec(n)
+            path = os.path.join(tmp, f"scale{n}.req")
+            with open(path, "w") as fh:
+                fh.write(text)
+            nlines = text.count("\n")
+            t_parse, contract = best_of(args.repeat, lambda p=path: load([p]))
+            assert len(contract.obligations) == n
+            t_check = 0.0
+            if check is not None:
+                t_check, _ = best_of(args.repeat, lambda c=contract: check(c))
+            nparams = max(2, n // 10)
+            t_z3, verdict = best_of(args.repeat, lambda: z3_baseline(nparams, triples, ranged))
+            total = t_parse + t_check
+            label = "parse + type check" if check is not None else "parse"
+            print(
+                f"N={n:>6}: {nlines} lines; parse {t_parse:.3f} s"
+                + (f", type check {t_check:.3f} s" if check is not None else "")
+                + f"; {label} {nlines / total:,.0f} lines/s; z3 build+check {t_z3:.3f} s "
+                f"({verdict}); ratio ({label}) / z3 = {total / t_z3:.2f}"
+            )
+            if args.profile and n == max(int(s) for s in args.sizes.split(",")):
+                import cProfile
+                import pstats
+
+                prof = cProfile.Profile()
+                prof.enable()
+                load([path])
+                prof.disable()
+                pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,394 @@
+"""The public API: load a requirement set and describe it as published JSON.
+
+This is the top layer (with the CLI): it may import every layer, and nothing below
+imports it.  The heavy imports (the parser, the type checker, the printer) happen
+inside the functions so that ``import derivative.api`` stays cheap and so that the
+document models below can be imported, e.g. by the schema generator, on their own.
+
+``contract_json`` produces the ``derivative.contract/v1`` document of
+CERTIFICATES.md §3.  Its shape is fixed by the pydantic models in this module, and
+the JSON Schema published in ``derivative/schemas/`` is generated from them, so
+what ``derivative parse --json`` prints and what the schema promises cannot drift
+apart.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from derivative._ast import (
+    ConstDecl,
+    Contract,
+    Decl,
+    Expr,
+    FunctionDecl,
+    IntType,
+    Located,
+    Obligation,
+    ObligationKind,
+    OperationDecl,
+    Parameter,
+    StrLit,
+    StrType,
+    TypeRef,
+)
+from derivative._canon import contract_identity
+from derivative._errors import SourcePos, SpecError, UsageError
+
+if TYPE_CHECKING:
+    from derivative._typecheck import TypeInfo
+
+CONTRACT_FORMAT = "derivative.contract/v1"
+
+SpecPath: TypeAlias = "str | os.PathLike[str]"
+
+# --------------------------------------------------------------------------- loading
+
+
+@dataclass(frozen=True)
+class LoadedContract:
+    """A parsed and type-checked requirement set.
+
+    ``contract`` is the immutable AST of every file of the set; ``types`` is what the
+    type checker resolved (enums, constant values, signatures, scopes), which every
+    back-end needs and should not recompute.
+    """
+
+    contract: Contract
+    types: TypeInfo
+
+    @cached_property
+    def identity(self) -> str:
+        """SHA-256 of the contract's meaning (LANGUAGE.md §2)."""
+        return contract_identity(self.contract)
+
+    @property
+    def name(self) -> str:
+        return self.contract.name
+
+    @property
+    def version(self) -> int:
+        return self.contract.version
+
+    @property
+    def obligations(self) -> tuple[Obligation, ...]:
+        return self.contract.obligations
+
+    @property
+    def declarations(self) -> tuple[Decl, ...]:
+        return self.contract.declarations
+
+
+def _as_path_list(paths: Sequence[SpecPath] | SpecPath) -> list[SpecPath]:
+    if isinstance(paths, (str, os.PathLike)):
+        return [paths]
+    return list(paths)
+
+
+def _check_readable(path: SpecPath) -> None:
+    """Turn the usual ways a path can be wrong into a clear error, before parsing."""
+    shown = os.fspath(path)
+    if not os.path.exists(path):
+        raise UsageError(f"no such file: {shown}")
+    if os.path.isdir(path):
+        raise UsageError(f"{shown} is a directory; give the .req files of the requirement set")
+
+
+def _reading_errors_as_spec_errors(paths: list[SpecPath], read: Callable[[], Contract]) -> Contract:
+    """Run the parser; an OS-level read failure still becomes a DerivativeError.
+
+    The parser is meant to raise ``SpecError`` for everything a user can get wrong;
+    this is the net under it for failures of the file system itself (permissions,
+    undecodable bytes), so that no traceback ever reaches a user for bad input.
+    """
+    try:
+        return read()
+    except UnicodeDecodeError as exc:
+        raise SpecError(
+            f"the file is not valid UTF-8 ({exc.reason} at byte {exc.start})",
+            SourcePos(os.fspath(paths[0]), 1, 1),
+            hint="spec files are UTF-8 text; re-save it with that encoding",
+        ) from exc
+    except OSError as exc:
+        where = exc.filename if exc.filename is not None else os.fspath(paths[0])
+        raise UsageError(f"cannot read {where}: {exc.strerror or exc}") from exc
+
+
+def load(paths: Sequence[SpecPath] | SpecPath) -> LoadedContract:
+    """Parse the files of one requirement set (resolving ``use``) and type-check it.
+
+    Raises ``UsageError`` for a missing file, ``SpecError``/``SpecErrors`` for anything
+    wrong inside the spec; never another exception for bad input.
+    """
+    path_list = _as_path_list(paths)
+    if not path_list:
+        raise UsageError("no spec file given")
+    for path in path_list:
+        _check_readable(path)
+
+    from derivative import grammar
+
+    contract = _reading_errors_as_spec_errors(path_list, lambda: grammar.load(path_list))
+    return _checked(contract)
+
+
+def parse_text(text: str, file: str = "<string>") -> LoadedContract:
+    """Parse and type-check one spec given as text (``use`` needs a real ``file`` path)."""
+    from derivative import grammar
+
+    return _checked(grammar.parse_text(text, file))
+
+
+def _checked(contract: Contract) -> LoadedContract:
+    from derivative import _typecheck
+
+    return LoadedContract(contract=contract, types=_typecheck.check(contract))
+
+
+# --------------------------------------------------------------------------- the document
+
+
+class _Doc(BaseModel):
+    """Base of the published document models: immutable, and no field outside the schema."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class _Where(_Doc):
+    file: str = Field(description="the source file, as given or joined to the including file")
+    line: int = Field(ge=0, description="1-based line (0 when unknown)")
+    column: int = Field(ge=0, description="1-based column (0 when unknown)")
+
+
+class SpecRef(_Doc):
+    """The requirement set's name, version and identity."""
+
+    name: str
+    version: int = Field(ge=1)
+    sha256: str = Field(pattern="^[0-9a-f]{64}$", description="the identity (LANGUAGE.md §2)")
+    description: str | None
+    tolerance: str | None = Field(description="the relative tolerance for reals, if set")
+
+
+class FileRef(_Doc):
+    path: str
+    sha256: str = Field(pattern="^[0-9a-f]{64}$", description="SHA-256 of the file's bytes")
+
+
+class ParameterDoc(_Doc):
+    name: str
+    type: str = Field(description="the written type, in the language's syntax")
+    from_op: str | None = Field(description="`p: T from op`: the operation whose results p takes")
+
+
+class EnumDoc(_Where):
+    kind: Literal["enum"]
+    name: str
+    members: list[str]
+
+
+class ExceptionDoc(_Where):
+    kind: Literal["exception"]
+    name: str
+    base: str
+
+
+class ConstDoc(_Where):
+    kind: Literal["const"]
+    name: str
+    type: str
+    value: str = Field(description="the defining expression, in the language's syntax")
+
+
+class ParamDoc(_Where):
+    kind: Literal["param"]
+    name: str
+    type: str
+
+
+class FunctionDoc(_Where):
+    kind: Literal["function"]
+    name: str
+    params: list[ParameterDoc]
+    returns: str
+
+
+class OperationDoc(_Where):
+    name: str
+    qualname: str = Field(description="`System.op`, the owner of the operation's clauses")
+    params: list[ParameterDoc]
+    returns: str
+
+
+class SystemDoc(_Where):
+    kind: Literal["system"]
+    name: str
+    operations: list[OperationDoc]
+
+
+class BindDoc(_Where):
+    kind: Literal["bind"]
+    name: str
+    target: str
+
+
+DeclarationDoc: TypeAlias = Annotated[
+    EnumDoc | ExceptionDoc | ConstDoc | ParamDoc | FunctionDoc | SystemDoc | BindDoc,
+    Field(discriminator="kind"),
+]
+
+
+class ObligationDoc(_Where):
+    id: str
+    generated_id: bool = Field(description="true when the id was derived from the content")
+    kind: ObligationKind
+    owner: str | None = Field(description="function, `System.op` or system; null if global")
+    expr: str = Field(description="the obligation's expression in the language's own syntax")
+    exception: str | None = Field(description="for raises and `example: CALL raises E`")
+    text: str | None
+    tags: dict[str, str]
+    ast: Expr = Field(description="the same expression as a typed syntax tree")
+
+
+class ContractDocument(_Doc):
+    """``derivative.contract/v1``: what ``derivative parse --json`` prints."""
+
+    format: Literal["derivative.contract/v1"]
+    spec: SpecRef
+    files: list[FileRef]
+    declarations: list[DeclarationDoc]
+    obligations: list[ObligationDoc]
+
+
+# --------------------------------------------------------------------------- building it
+
+
+def _int_type(t: IntType) -> str:
+    from derivative._printer import to_source
+
+    if t.lo is None and t.hi is None:
+        return "int"
+    lo = "" if t.lo is None else to_source(t.lo)
+    hi = "" if t.hi is None else to_source(t.hi)
+    return f"int in {lo}..{hi}"
+
+
+def _str_type(t: StrType) -> str:
+    from derivative._printer import to_source
+
+    return "str" if t.pattern is None else f"str matching {to_source(StrLit(value=t.pattern))}"
+
+
+_TYPE_SOURCE: dict[str, Callable[[Any], str]] = {
+    "int_type": _int_type,
+    "str_type": _str_type,
+    "list_type": lambda t: f"list[{type_source(t.elem)}]",
+    "named_type": lambda t: str(t.name),
+    "bool_type": lambda _: "bool",
+    "real_type": lambda _: "real",
+    "date_type": lambda _: "date",
+    "none_type": lambda _: "none",
+}
+
+
+def type_source(t: TypeRef) -> str:
+    """A written type in the language's syntax (``int in 0..1440``, ``list[str]``)."""
+    return _TYPE_SOURCE[t.kind](t)
+
+
+def _where(d: Located) -> dict[str, Any]:
+    return {"file": d.file, "line": d.line, "column": d.column}
+
+
+def _parameters(params: tuple[Parameter, ...]) -> list[ParameterDoc]:
+    return [ParameterDoc(name=p.name, type=type_source(p.type), from_op=p.from_op) for p in params]
+
+
+def _operation_doc(op: OperationDecl) -> OperationDoc:
+    return OperationDoc(
+        name=op.name,
+        qualname=op.qualname,
+        params=_parameters(op.params),
+        returns=type_source(op.returns),
+        **_where(op),
+    )
+
+
+def _const_doc(d: ConstDecl) -> ConstDoc:
+    from derivative._printer import to_source
+
+    return ConstDoc(
+        kind="const", name=d.name, type=type_source(d.type), value=to_source(d.value), **_where(d)
+    )
+
+
+def _function_doc(d: FunctionDecl) -> FunctionDoc:
+    return FunctionDoc(
+        kind="function",
+        name=d.name,
+        params=_parameters(d.params),
+        returns=type_source(d.returns),
+        **_where(d),
+    )
+
+
+_DECLARATION_DOC: dict[str, Callable[[Any], DeclarationDoc]] = {
+    "enum": lambda d: EnumDoc(kind="enum", name=d.name, members=list(d.members), **_where(d)),
+    "exception": lambda d: ExceptionDoc(kind="exception", name=d.name, base=d.base, **_where(d)),
+    "const": _const_doc,
+    "param": lambda d: ParamDoc(kind="param", name=d.name, type=type_source(d.type), **_where(d)),
+    "function": _function_doc,
+    "system": lambda d: SystemDoc(
+        kind="system",
+        name=d.name,
+        operations=[_operation_doc(op) for op in d.operations],
+        **_where(d),
+    ),
+    "bind": lambda d: BindDoc(kind="bind", name=d.name, target=d.target, **_where(d)),
+}
+
+
+def _obligation_doc(o: Obligation) -> ObligationDoc:
+    from derivative._printer import to_source
+
+    return ObligationDoc(
+        id=o.id,
+        generated_id=o.generated_id,
+        kind=o.kind,
+        owner=o.owner,
+        expr=to_source(o.expr),
+        exception=o.exception,
+        text=o.text,
+        tags=dict(o.tags),
+        ast=o.expr,
+        **_where(o),
+    )
+
+
+def contract_document(contract: Contract | LoadedContract) -> ContractDocument:
+    """The ``derivative.contract/v1`` document as a validated model."""
+    c = contract.contract if isinstance(contract, LoadedContract) else contract
+    return ContractDocument(
+        format=CONTRACT_FORMAT,
+        spec=SpecRef(
+            name=c.name,
+            version=c.version,
+            sha256=contract_identity(c),
+            description=c.description,
+            tolerance=c.tolerance,
+        ),
+        files=[FileRef(path=f.path, sha256=f.sha256) for f in c.files],
+        declarations=[_DECLARATION_DOC[d.kind](d) for d in c.declarations],
+        obligations=[_obligation_doc(o) for o in c.obligations],
+    )
+
+
+def contract_json(contract: Contract | LoadedContract) -> dict[str, Any]:
+    """``derivative.contract/v1`` as plain JSON data (CERTIFICATES.md §3)."""
+    return contract_document(contract).model_dump(mode="json")

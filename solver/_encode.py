@@ -1,0 +1,995 @@
+"""Expression nodes → Z3 terms, with Python's semantics and explicit undefinedness.
+
+Every expression is encoded as a ``Term``: its value, a Boolean ``defined`` that is
+true exactly where the evaluator would not answer ``UNDEFINED``, and its resolved
+type.  ``defined`` follows Python's left-to-right short-circuit evaluation
+(LANGUAGE.md §4): ``false and 1 // 0 == 0`` is defined, ``1 // 0 == 0 and false``
+is not.  Where ``defined`` is false the value term is unconstrained and means
+nothing; every reader combines the two (``holds = defined ∧ value``).
+
+Where Z3's built-ins differ from the language, the encoding adjusts instead of
+trusting them (ARCHITECTURE.md §2):
+
+- ``//`` and ``%`` are Python's floor division and modulo (Z3's are Euclidean);
+- ``int(s)`` is defined only when ``s`` fully matches ``[0-9]+`` (``str.to_int``
+  answers -1 elsewhere), ``str(n)`` carries the sign (``int.to.str`` answers "");
+- dates are day ordinals (``date.toordinal``) and arithmetic that leaves
+  0001-01-01..9999-12-31 is undefined;
+- string constants are built with ``str_val`` (z3py would decode ``\\u{..}``).
+
+``sum``, ``min``/``max``, ``sorted`` and ``occurrences`` over a list whose length is
+not known are encoded with Z3 recursive functions: an exact definition that Z3 may
+fail to reason about (then the question is ``unknown``), never an approximation.
+Anything that cannot be encoded exactly raises ``Unsupported``.
+"""
+
+from __future__ import annotations
+
+import builtins
+import datetime as _dt
+import itertools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import z3
+
+from derivative import _regex
+from derivative._ast import (
+    BinOp,
+    BoolLit,
+    BoolOp,
+    Call,
+    Compare,
+    Count,
+    DateLit,
+    EnumMember,
+    Expr,
+    Generator,
+    IfExpr,
+    Index,
+    IntLit,
+    ListLit,
+    Name,
+    Quantifier,
+    Range,
+    RealLit,
+    Result,
+    StrLit,
+    Unary,
+)
+from derivative._types import (
+    BOOL,
+    DATE,
+    INT,
+    REAL,
+    STR,
+    TAny,
+    TBool,
+    TDate,
+    TEnum,
+    TInt,
+    TList,
+    TReal,
+    TStr,
+    Ty,
+    base,
+)
+from derivative._values import EnumValue, Value
+from derivative._walk import ExprVisitor
+from derivative.solver._z3util import (
+    Unsupported,
+    Z,
+    conj,
+    disj,
+    fraction_from_z3,
+    fraction_val,
+    implies,
+    str_from_z3,
+    str_val,
+)
+
+DATE_MIN = _dt.date.min.toordinal()  # 1
+DATE_MAX = _dt.date.max.toordinal()  # 3652059
+
+EXPAND_LIMIT = 64
+"""A quantifier over a constant range at most this long is unrolled (no Z3 quantifier)."""
+
+_TRUE = z3.BoolVal(True)
+
+
+# --------------------------------------------------------------------------- sorts
+
+
+_ENUM_SORTS: dict[tuple[str, tuple[str, ...]], tuple[Z, dict[str, Z]]] = {}
+_ENUM_NAMES: set[str] = set()
+
+
+def enum_sort(t: TEnum) -> tuple[Z, dict[str, Z]]:
+    """The Z3 enumeration sort of ``t`` and its member constants (made once per process).
+
+    Two contracts may declare enums of the same name with different members; the
+    Z3 names are made unique so the sorts never clash.
+    """
+    key = (t.name, t.members)
+    if key not in _ENUM_SORTS:
+        if not t.members:
+            raise Unsupported(f"enum {t.name} has no members")
+        name = t.name
+        for n in itertools.count(2):
+            if name not in _ENUM_NAMES:
+                break
+            name = f"{t.name}!{n}"
+        _ENUM_NAMES.add(name)
+        sort, consts = z3.EnumSort(name, [f"{name}.{m}" for m in t.members])
+        _ENUM_SORTS[key] = (sort, dict(zip(t.members, consts, strict=True)))
+    return _ENUM_SORTS[key]
+
+
+def sort_of(t: Ty) -> Z:
+    """The Z3 sort that represents values of ``t``."""
+    if isinstance(t, TInt | TDate | TAny):
+        return z3.IntSort()
+    if isinstance(t, TBool):
+        return z3.BoolSort()
+    if isinstance(t, TReal):
+        return z3.RealSort()
+    if isinstance(t, TStr):
+        return z3.StringSort()
+    if isinstance(t, TList):
+        return z3.SeqSort(sort_of(t.elem))
+    if isinstance(t, TEnum):
+        return enum_sort(t)[0]
+    raise Unsupported(f"values of type {t.show()} cannot be encoded")
+
+
+def join(a: Ty, b: Ty) -> Ty:
+    """The common type of two operands (``int`` and ``real`` meet at ``real``)."""
+    if isinstance(a, TAny):
+        return b
+    if isinstance(b, TAny):
+        return a
+    if isinstance(a, TList) and isinstance(b, TList):
+        return TList(join(a.elem, b.elem))
+    if isinstance(a, TInt | TReal) and isinstance(b, TInt | TReal):
+        return REAL if isinstance(a, TReal) or isinstance(b, TReal) else INT
+    return base(a)
+
+
+def is_num(t: Ty) -> bool:
+    return isinstance(t, TInt | TReal)
+
+
+# --------------------------------------------------------------------------- terms
+
+
+@dataclass(frozen=True)
+class Term:
+    """An encoded expression: ``value`` means something only where ``defined`` holds.
+
+    ``value`` is None only for the empty list literal ``[]`` before a context gives
+    it an element type.
+    """
+
+    value: Z
+    defined: Z
+    ty: Ty
+
+    @property
+    def holds(self) -> Z:
+        """For a condition: defined and true (how every obligation is read)."""
+        return conj(self.defined, self.value)
+
+
+def var(name: str, ty: Ty) -> Term:
+    """A free variable of type ``ty`` (named so that SMT-LIB stays readable)."""
+    return Term(z3.Const(name, sort_of(ty)), _TRUE, ty)
+
+
+def coerce(term: Term, ty: Ty) -> Z:
+    """``term``'s value as a value of ``ty`` (int → real, ``[]`` → a typed empty sequence)."""
+    if term.value is None:
+        return z3.Empty(sort_of(ty if isinstance(ty, TList) else TList(INT)))
+    if isinstance(ty, TReal) and isinstance(term.ty, TInt):
+        return z3.ToReal(term.value)
+    if isinstance(ty, TList) and isinstance(term.ty, TList) and sort_of(ty) != term.value.sort():
+        src, dst = term.ty.elem, ty.elem
+        if isinstance(dst, TReal) and isinstance(src, TInt):
+            x = z3.FreshConst(z3.IntSort(), "e")
+            return z3.SeqMap(z3.Lambda([x], z3.ToReal(x)), term.value)
+        raise Unsupported(f"cannot convert {term.ty.show()} to {ty.show()}")
+    return term.value
+
+
+def intrinsic_domain(value: Z, ty: Ty) -> Z:
+    """What every value of the sort must satisfy to be a value of ``ty`` at all.
+
+    Dates are day ordinals within 0001-01-01..9999-12-31; lists of dates carry
+    that for every element.  Declared refinements (``int in 0..9``, ``str matching``)
+    are *not* here: they are obligations of their own with ids (``x.range``).
+    """
+    if isinstance(ty, TDate):
+        return z3.And(value >= DATE_MIN, value <= DATE_MAX)
+    if isinstance(ty, TList) and _has_intrinsic(ty.elem):
+        i = z3.FreshInt("i")
+        inner = intrinsic_domain(value[i], ty.elem)
+        return z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < z3.Length(value)), inner))
+    return _TRUE
+
+
+def _has_intrinsic(ty: Ty) -> bool:
+    return isinstance(ty, TDate) or (isinstance(ty, TList) and _has_intrinsic(ty.elem))
+
+
+# --------------------------------------------------------------------------- values
+
+
+def literal(value: Value, ty: Ty) -> Z:
+    """The Z3 constant for a runtime value of type ``ty``."""
+    if isinstance(ty, TBool):
+        return z3.BoolVal(bool(value))
+    if isinstance(ty, TInt):
+        assert isinstance(value, int)
+        return z3.IntVal(int(value))
+    if isinstance(ty, TReal):
+        if isinstance(value, float):
+            return fraction_val(Fraction(value))
+        assert isinstance(value, int | Fraction)
+        return fraction_val(Fraction(value))
+    if isinstance(ty, TStr):
+        assert isinstance(value, str)
+        return str_val(value)
+    if isinstance(ty, TDate):
+        assert isinstance(value, _dt.date)
+        return z3.IntVal(value.toordinal())
+    if isinstance(ty, TEnum):
+        member = value.member if isinstance(value, EnumValue) else str(value)
+        return enum_sort(ty)[1][member]
+    if isinstance(ty, TList):
+        assert isinstance(value, tuple | list)
+        if not value:
+            return z3.Empty(sort_of(ty))
+        units = [z3.Unit(literal(v, ty.elem)) for v in value]
+        return units[0] if len(units) == 1 else z3.Concat(*units)
+    raise Unsupported(f"values of type {ty.show()} cannot be encoded")
+
+
+def from_model(model: Z, value: Z, ty: Ty) -> Value:
+    """The runtime value that ``model`` gives the term ``value`` of type ``ty``."""
+    v = model.eval(value, model_completion=True)
+    if isinstance(ty, TBool):
+        return bool(z3.is_true(v))
+    if isinstance(ty, TInt | TAny):
+        if not z3.is_int_value(v):
+            raise Unsupported(f"the model gives no integer for {value}")
+        return int(v.as_long())
+    if isinstance(ty, TReal):
+        return fraction_from_z3(v)
+    if isinstance(ty, TStr):
+        v = z3.simplify(v)
+        if not z3.is_string_value(v):
+            raise Unsupported(f"the model gives no string for {value}")
+        return str_from_z3(v)
+    if isinstance(ty, TDate):
+        n = int(v.as_long())
+        if not DATE_MIN <= n <= DATE_MAX:
+            raise Unsupported(f"the model gives a day outside the date range for {value}")
+        return _dt.date.fromordinal(n)
+    if isinstance(ty, TEnum):
+        _, consts = enum_sort(ty)
+        for member, c in consts.items():
+            if c.eq(v):
+                return EnumValue(ty.name, member)
+        raise Unsupported(f"the model gives no member of {ty.name} for {value}")
+    if isinstance(ty, TList):
+        n_val = model.eval(z3.Length(value), model_completion=True)
+        n = int(n_val.as_long())
+        return tuple(from_model(model, value[i], ty.elem) for i in range(n))
+    raise Unsupported(f"values of type {ty.show()} cannot be read back")
+
+
+# --------------------------------------------------------------------------- recursive functions
+
+_RECFUNS: dict[tuple[str, str], Z] = {}
+_REC_COUNTER = itertools.count()
+
+
+def _tail(s: Z) -> Z:
+    return z3.SubSeq(s, 1, z3.Length(s) - 1)
+
+
+def _le(a: Z, b: Z) -> Z:
+    return a <= b
+
+
+def recfun(kind: str, seq_sort: Z, elem_sort: Z) -> Z:
+    """An exact recursive definition of a list built-in over ``seq_sort``, made once."""
+    key = (kind, seq_sort.sexpr())
+    if key in _RECFUNS:
+        return _RECFUNS[key]
+    name = f"{kind}!{next(_REC_COUNTER)}"
+    s = z3.Const("s", seq_sort)
+    empty = z3.Length(s) == 0
+    if kind == "sum":
+        f = z3.RecFunction(name, seq_sort, elem_sort)
+        zero = z3.RealVal(0) if elem_sort == z3.RealSort() else z3.IntVal(0)
+        z3.RecAddDefinition(f, [s], z3.If(empty, zero, s[0] + f(_tail(s))))
+    elif kind in ("min", "max"):
+        f = z3.RecFunction(name, seq_sort, elem_sort)
+        rest = f(_tail(s))
+        better = _le(s[0], rest) if kind == "min" else _le(rest, s[0])
+        z3.RecAddDefinition(
+            f, [s], z3.If(z3.Length(s) <= 1, s[0], z3.If(better, s[0], rest))
+        )
+    elif kind == "occurrences":
+        x = z3.Const("x", elem_sort)
+        f = z3.RecFunction(name, seq_sort, elem_sort, z3.IntSort())
+        z3.RecAddDefinition(
+            f, [s, x], z3.If(empty, 0, z3.If(s[0] == x, 1, 0) + f(_tail(s), x))
+        )
+    elif kind == "sorted":
+        ins = z3.RecFunction(name + "!insert", elem_sort, seq_sort, seq_sort)
+        x = z3.Const("x", elem_sort)
+        z3.RecAddDefinition(
+            ins,
+            [x, s],
+            z3.If(
+                empty,
+                z3.Unit(x),
+                z3.If(
+                    _le(x, s[0]),
+                    z3.Concat(z3.Unit(x), s),
+                    z3.Concat(z3.Unit(s[0]), ins(x, _tail(s))),
+                ),
+            ),
+        )
+        f = z3.RecFunction(name, seq_sort, seq_sort)
+        z3.RecAddDefinition(f, [s], z3.If(empty, z3.Empty(seq_sort), ins(s[0], f(_tail(s)))))
+    else:  # pragma: no cover - programming error
+        raise ValueError(kind)
+    _RECFUNS[key] = f
+    return f
+
+
+# --------------------------------------------------------------------------- regexes
+
+_ALL_CHARS = ((0, 0x2FFFF),)
+
+
+def _complement(ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = []
+    nxt = 0
+    for lo, hi in ranges:
+        if lo > nxt:
+            out.append((nxt, lo - 1))
+        nxt = max(nxt, hi + 1)
+    if nxt <= 0x2FFFF:
+        out.append((nxt, 0x2FFFF))
+    return tuple(out)
+
+
+def _char_ranges(ranges: tuple[tuple[int, int], ...]) -> Z:
+    re_sort = z3.ReSort(z3.StringSort())
+    parts = [
+        z3.Range(str_val(chr(lo)), str_val(chr(min(hi, 0x2FFFF))))
+        for lo, hi in ranges
+        if lo <= 0x2FFFF
+    ]
+    if not parts:
+        return z3.Empty(re_sort)
+    return parts[0] if len(parts) == 1 else z3.Union(*parts)
+
+
+def regex_to_z3(node: _regex.RNode) -> Z:
+    """The Z3 regular expression of a parsed spec regex (a full match; ``.`` ≠ newline)."""
+    if isinstance(node, _regex.REmpty):
+        return z3.Re(str_val(""))
+    if isinstance(node, _regex.RChar):
+        return z3.Re(str_val(node.char))
+    if isinstance(node, _regex.RAny):
+        return _char_ranges(((0, 9), (11, 0x2FFFF)))
+    if isinstance(node, _regex.RClass):
+        ranges = _complement(node.ranges) if node.negated else node.ranges
+        return _char_ranges(ranges)
+    if isinstance(node, _regex.RConcat):
+        parts = [regex_to_z3(n) for n in node.items]
+        return parts[0] if len(parts) == 1 else z3.Concat(*parts)
+    if isinstance(node, _regex.RAlt):
+        parts = [regex_to_z3(n) for n in node.options]
+        return parts[0] if len(parts) == 1 else z3.Union(*parts)
+    if isinstance(node, _regex.RRepeat):
+        inner = regex_to_z3(node.node)
+        lo, hi = node.min, node.max
+        if hi is None:
+            if lo == 0:
+                return z3.Star(inner)
+            if lo == 1:
+                return z3.Plus(inner)
+            return z3.Concat(z3.Loop(inner, lo, lo), z3.Star(inner))
+        if hi == 0:
+            # Z3's loop reads an upper bound of 0 as "unbounded": spell {0} out.
+            return z3.Re(str_val(""))
+        if (lo, hi) == (0, 1):
+            return z3.Option(inner)
+        return z3.Loop(inner, lo, hi)
+    raise Unsupported(f"unknown regex node {node!r}")
+
+
+_REGEX_CACHE: dict[str, Z] = {}
+
+
+def regex_for(pattern: str) -> Z:
+    """The Z3 regex of a spec pattern (cached; ``RegexError`` outside the subset)."""
+    if pattern not in _REGEX_CACHE:
+        _REGEX_CACHE[pattern] = regex_to_z3(_regex.parse(pattern))
+    return _REGEX_CACHE[pattern]
+
+
+_DIGITS = z3.Plus(z3.Range(str_val("0"), str_val("9")))
+
+
+# --------------------------------------------------------------------------- the walker
+
+CallHook = Callable[[Call, list[Term]], Term | None]
+"""Gives the term of a call to a spec function (examples); None for built-ins."""
+
+
+def _fold_and(items: list[Term]) -> tuple[Z, Z]:
+    """(defined, value) of ``a and b and ...`` with short-circuit, left to right."""
+    d: Z = _TRUE
+    v: Z = _TRUE
+    for t in reversed(items):
+        d = conj(t.defined, implies(t.value, d))
+        v = conj(t.value, v)
+    return d, v
+
+
+def _fold_or(items: list[Term]) -> tuple[Z, Z]:
+    d: Z = _TRUE
+    v: Z = z3.BoolVal(False)
+    for t in reversed(items):
+        d = conj(t.defined, disj(t.value, d))
+        v = disj(t.value, v)
+    return d, v
+
+
+class Encoder(ExprVisitor[Term]):
+    """Encodes expressions over an environment of named terms.
+
+    ``env`` maps names (params, function parameters, ``"result"``) to terms;
+    ``consts`` maps constant names to their value and type (constants are fixed,
+    so they are encoded as literals); ``enums`` resolves ``Enum.member``.
+    """
+
+    def __init__(
+        self,
+        env: Mapping[str, Term],
+        consts: Mapping[str, tuple[Value, Ty]] | None = None,
+        enums: Mapping[str, TEnum] | None = None,
+        call_hook: CallHook | None = None,
+        expand_limit: int = EXPAND_LIMIT,
+    ) -> None:
+        self.env: dict[str, Term] = dict(env)
+        self.consts = dict(consts or {})
+        self.enums = dict(enums or {})
+        self.call_hook = call_hook
+        self.expand_limit = expand_limit
+
+    # ------------------------------------------------------------------ helpers
+
+    def encode(self, expr: Expr) -> Term:
+        return self.visit(expr)
+
+    def _with(self, name: str, term: Term, expr: Expr) -> Term:
+        saved = self.env.get(name)
+        self.env[name] = term
+        try:
+            return self.visit(expr)
+        finally:
+            if saved is None:
+                del self.env[name]
+            else:
+                self.env[name] = saved
+
+    def generic_visit(self, node: Expr) -> Term:
+        raise Unsupported(f"expressions of kind {node.kind!r} cannot be encoded")
+
+    # ------------------------------------------------------------------ leaves
+
+    def visit_int(self, n: IntLit) -> Term:
+        return Term(z3.IntVal(n.value), _TRUE, INT)
+
+    def visit_real(self, n: RealLit) -> Term:
+        return Term(fraction_val(Fraction(n.value)), _TRUE, REAL)
+
+    def visit_str(self, n: StrLit) -> Term:
+        return Term(str_val(n.value), _TRUE, STR)
+
+    def visit_bool(self, n: BoolLit) -> Term:
+        return Term(z3.BoolVal(n.value), _TRUE, BOOL)
+
+    def visit_date(self, n: DateLit) -> Term:
+        return Term(z3.IntVal(_dt.date.fromisoformat(n.value).toordinal()), _TRUE, DATE)
+
+    def visit_enum_member(self, n: EnumMember) -> Term:
+        t = self.enums.get(n.enum)
+        if t is None or n.member not in t.members:
+            raise Unsupported(f"unknown enum member {n.enum}.{n.member}")
+        return Term(enum_sort(t)[1][n.member], _TRUE, t)
+
+    def visit_name(self, n: Name) -> Term:
+        if n.id in self.env:
+            return self.env[n.id]
+        if n.id in self.consts:
+            value, ty = self.consts[n.id]
+            return Term(literal(value, ty), _TRUE, ty)
+        raise Unsupported(f"the name {n.id!r} is not in scope here")
+
+    def visit_result(self, n: Result) -> Term:
+        if "result" not in self.env:
+            raise Unsupported("`result` is not in scope here")
+        return self.env["result"]
+
+    def visit_list(self, n: ListLit) -> Term:
+        items = [self.visit(i) for i in n.items]
+        if not items:
+            return Term(None, _TRUE, TList(TAny()))
+        elem: Ty = TAny()
+        for t in items:
+            elem = join(elem, t.ty)
+        units = [z3.Unit(coerce(t, elem)) for t in items]
+        value = units[0] if len(units) == 1 else z3.Concat(*units)
+        return Term(value, conj(*[t.defined for t in items]), TList(elem))
+
+    # ------------------------------------------------------------------ operators
+
+    def visit_unary(self, n: Unary) -> Term:
+        t = self.visit(n.operand)
+        if n.op == "not":
+            return Term(z3.Not(t.value), t.defined, BOOL)
+        if not is_num(t.ty):
+            raise Unsupported(f"unary minus on {t.ty.show()}")
+        return Term(-t.value, t.defined, base(t.ty))
+
+    def visit_binop(self, n: BinOp) -> Term:
+        left = self.visit(n.left)
+        right = self.visit(n.right)
+        d = conj(left.defined, right.defined)
+        lt, rt, op = left.ty, right.ty, n.op
+        if op == "+" and isinstance(lt, TStr) and isinstance(rt, TStr):
+            return Term(z3.Concat(left.value, right.value), d, STR)
+        if op == "+" and isinstance(lt, TList) and isinstance(rt, TList):
+            ty = join(lt, rt)
+            if left.value is None and right.value is None:
+                return Term(None, d, ty)
+            return Term(z3.Concat(coerce(left, ty), coerce(right, ty)), d, ty)
+        if isinstance(lt, TDate) or isinstance(rt, TDate):
+            return self._date_arith(op, left, right, d)
+        if not (is_num(lt) and is_num(rt)):
+            raise Unsupported(f"{lt.show()} {op} {rt.show()}")
+        if op == "/":
+            a, b = coerce(left, REAL), coerce(right, REAL)
+            return Term(a / b, conj(d, b != 0), REAL)
+        ty = join(lt, rt)
+        a, b = coerce(left, ty), coerce(right, ty)
+        if op == "+":
+            return Term(a + b, d, ty)
+        if op == "-":
+            return Term(a - b, d, ty)
+        if op == "*":
+            return Term(a * b, d, ty)
+        d = conj(d, b != 0)
+        if isinstance(ty, TInt):
+            # Z3's div is Euclidean; Python floors.  For b > 0 they agree, and
+            # floor(a / b) == floor(-a / -b) turns b < 0 into that case.
+            q = z3.If(b > 0, a / b, (-a) / (-b))
+        else:
+            q = z3.ToReal(z3.ToInt(a / b))
+        if op == "//":
+            return Term(q, d, ty)
+        if op == "%":
+            return Term(a - b * q, d, ty)
+        raise Unsupported(f"operator {op}")
+
+    def _date_arith(self, op: str, left: Term, right: Term, d: Z) -> Term:
+        lt, rt = left.ty, right.ty
+        if op == "-" and isinstance(lt, TDate) and isinstance(rt, TDate):
+            return Term(left.value - right.value, d, INT)
+        if op in ("+", "-") and isinstance(lt, TDate) and isinstance(rt, TInt):
+            v = left.value + right.value if op == "+" else left.value - right.value
+        elif op == "+" and isinstance(lt, TInt) and isinstance(rt, TDate):
+            v = left.value + right.value
+        else:
+            raise Unsupported(f"{lt.show()} {op} {rt.show()}")
+        return Term(v, conj(d, v >= DATE_MIN, v <= DATE_MAX), DATE)
+
+    def visit_boolop(self, n: BoolOp) -> Term:
+        a = self.visit(n.left)
+        b = self.visit(n.right)
+        if n.op == "and":
+            d, v = _fold_and([a, b])
+        elif n.op == "or":
+            d, v = _fold_or([a, b])
+        elif n.op == "implies":
+            # `A implies B` is `not A or B`: B is evaluated only when A is true.
+            d = conj(a.defined, implies(a.value, b.defined))
+            v = implies(a.value, b.value)
+        else:  # iff: both sides are always evaluated
+            d = conj(a.defined, b.defined)
+            v = a.value == b.value
+        return Term(v, d, BOOL)
+
+    def visit_if(self, n: IfExpr) -> Term:
+        c = self.visit(n.cond)
+        a = self.visit(n.then)
+        b = self.visit(n.orelse)
+        ty = join(a.ty, b.ty)
+        if a.value is None and b.value is None:
+            return Term(None, conj(c.defined, z3.If(c.value, a.defined, b.defined)), ty)
+        value = z3.If(c.value, coerce(a, ty), coerce(b, ty))
+        return Term(value, conj(c.defined, z3.If(c.value, a.defined, b.defined)), ty)
+
+    def visit_compare(self, n: Compare) -> Term:
+        operands: list[Term] = []
+        defs: list[Z] = []
+        for node in n.operands:
+            if isinstance(node, Range):
+                lo, hi = self.visit(node.lo), self.visit(node.hi)
+                operands.append(Term((lo.value, hi.value), _TRUE, TInt()))
+                defs.append(conj(lo.defined, hi.defined))
+            else:
+                t = self.visit(node)
+                operands.append(t)
+                defs.append(t.defined)
+        links = [
+            self._compare(op, operands[i], operands[i + 1], n.operands[i + 1])
+            for i, op in enumerate(n.ops)
+        ]
+        tests = [v for v, _ in links]
+        # x0 op1 x1 op2 x2 ...: x_{i+1} is evaluated only if every earlier link held,
+        # and a link between values it cannot compare (no common sort) is undefined.
+        tail: Z = _TRUE
+        for i in range(len(tests) - 1, 0, -1):
+            tail = implies(tests[i - 1], conj(defs[i + 1], links[i][1], tail))
+        defined = conj(defs[0], defs[1], links[0][1], tail)
+        return Term(conj(*tests), defined, BOOL)
+
+    def _compare(self, op: str, a: Term, b: Term, b_node: Expr) -> tuple[Z, Z]:
+        """(value, extra definedness) of one link of a chain."""
+        if op in ("in", "not in"):
+            inside, ok = self._member(a, b, b_node)
+            return (inside if op == "in" else z3.Not(inside)), ok
+        if op in ("==", "!="):
+            eq, ok = self._equal(a, b)
+            return (eq if op == "==" else z3.Not(eq)), ok
+        x, y = self._ordered(a, b)
+        if op == "<":
+            return x < y, _TRUE
+        if op == "<=":
+            return x <= y, _TRUE
+        if op == ">":
+            return x > y, _TRUE
+        return x >= y, _TRUE
+
+    def _equal(self, a: Term, b: Term) -> tuple[Z, Z]:
+        ty = join(a.ty, b.ty)
+        if a.value is None and b.value is None:
+            return _TRUE, _TRUE
+        try:
+            x, y = coerce(a, ty), coerce(b, ty)
+        except Unsupported:
+            return z3.BoolVal(False), z3.BoolVal(False)
+        if x.sort() != y.sort():
+            # Values without a common sort cannot be compared: the link is undefined.
+            return z3.BoolVal(False), z3.BoolVal(False)
+        return x == y, _TRUE
+
+    def _ordered(self, a: Term, b: Term) -> tuple[Z, Z]:
+        if is_num(a.ty) and is_num(b.ty):
+            ty = join(a.ty, b.ty)
+            return coerce(a, ty), coerce(b, ty)
+        if isinstance(a.ty, TDate) and isinstance(b.ty, TDate):
+            return a.value, b.value
+        if isinstance(a.ty, TStr) and isinstance(b.ty, TStr):
+            return a.value, b.value
+        raise Unsupported(f"ordering comparison between {a.ty.show()} and {b.ty.show()}")
+
+    def _member(self, a: Term, b: Term, b_node: Expr) -> tuple[Z, Z]:
+        if isinstance(b_node, Range):
+            lo, hi = b.value
+            if isinstance(a.ty, TReal):
+                x = a.value
+                return z3.And(z3.IsInt(x), z3.ToReal(lo) <= x, x <= z3.ToReal(hi)), _TRUE
+            if not isinstance(a.ty, TInt):
+                return z3.BoolVal(False), z3.BoolVal(False)
+            return z3.And(lo <= a.value, a.value <= hi), _TRUE
+        if isinstance(b.ty, TStr):
+            if not isinstance(a.ty, TStr):
+                return z3.BoolVal(False), z3.BoolVal(False)
+            return z3.Contains(b.value, a.value), _TRUE
+        if isinstance(b.ty, TList):
+            if b.value is None or isinstance(b.ty.elem, TAny):
+                return z3.BoolVal(False), _TRUE
+            elem = join(b.ty.elem, a.ty)
+            try:
+                seq = coerce(b, TList(elem))
+                x = coerce(a, elem)
+            except Unsupported:
+                return z3.BoolVal(False), z3.BoolVal(False)
+            if x.sort() != seq.sort().basis():
+                return z3.BoolVal(False), z3.BoolVal(False)
+            return z3.Contains(seq, z3.Unit(x)), _TRUE
+        raise Unsupported(f"`in` between {a.ty.show()} and {b.ty.show()}")
+
+    # ------------------------------------------------------------------ quantifiers
+
+    def visit_quant(self, n: Quantifier) -> Term:
+        lo, hi = self.visit(n.lo), self.visit(n.hi)
+        if not (isinstance(lo.ty, TInt) and isinstance(hi.ty, TInt)):
+            raise Unsupported("quantifier bounds must be integers")
+        bounds_defined = conj(lo.defined, hi.defined)
+        slo, shi = z3.simplify(lo.value), z3.simplify(hi.value)
+        if z3.is_int_value(slo) and z3.is_int_value(shi):
+            a, b = slo.as_long(), shi.as_long()
+            if b - a + 1 <= self.expand_limit:
+                items = [
+                    self._with(n.var, Term(z3.IntVal(k), _TRUE, INT), n.body)
+                    for k in range(a, b + 1)
+                ]
+                d, v = _fold_and(items) if n.quantifier == "forall" else _fold_or(items)
+                return Term(v, conj(bounds_defined, d), BOOL)
+        i = z3.FreshInt(n.var)
+        body = self._with(n.var, Term(i, _TRUE, INT), n.body)
+        in_range = z3.And(lo.value <= i, i <= hi.value)
+        d, v = self._symbolic_all_any(n.quantifier == "forall", i, in_range, body, lo.value)
+        return Term(v, conj(bounds_defined, d), BOOL)
+
+    def _symbolic_all_any(
+        self, is_all: bool, i: Z, in_range: Z, body: Term, first: Z
+    ) -> tuple[Z, Z]:
+        """(defined, value) of all()/any() over ``i`` in a symbolic range.
+
+        Short-circuit: element ``i`` is evaluated only if every earlier element was
+        defined and true (all) / defined and false (any).
+        """
+        if is_all:
+            value = z3.ForAll([i], z3.Implies(in_range, conj(body.defined, body.value)))
+        else:
+            value = z3.Exists([i], conj(in_range, body.defined, body.value))
+        if z3.is_true(z3.simplify(body.defined)):
+            return _TRUE, value
+        j = z3.FreshInt("j")
+        bj_d = z3.substitute(body.defined, (i, j))
+        bj_v = z3.substitute(body.value, (i, j))
+        earlier_continue = conj(bj_d, bj_v) if is_all else conj(bj_d, z3.Not(bj_v))
+        reached = z3.ForAll([j], z3.Implies(z3.And(first <= j, j < i), earlier_continue))
+        defined = z3.ForAll([i], z3.Implies(z3.And(in_range, reached), body.defined))
+        return defined, value
+
+    def visit_gen(self, n: Generator) -> Term:
+        it = self.visit(n.iterable)
+        is_all = n.func == "all"
+        if isinstance(it.ty, TList):
+            if it.value is None or isinstance(it.ty.elem, TAny):
+                return Term(z3.BoolVal(is_all), it.defined, BOOL)
+            elem_ty = it.ty.elem
+
+            def element(k: Z) -> Z:
+                return it.value[k]
+        elif isinstance(it.ty, TStr):
+            # The language iterates lists only; over a string the generator is undefined.
+            return Term(z3.BoolVal(is_all), z3.BoolVal(False), BOOL)
+        else:
+            raise Unsupported(f"iterating over {it.ty.show()}")
+        length = z3.simplify(z3.Length(it.value))
+        if z3.is_int_value(length) and length.as_long() <= self.expand_limit:
+            items = [
+                self._with(n.var, Term(z3.simplify(element(z3.IntVal(k))), _TRUE, elem_ty), n.body)
+                for k in range(length.as_long())
+            ]
+            d, v = _fold_and(items) if is_all else _fold_or(items)
+            return Term(v, conj(it.defined, d), BOOL)
+        i = z3.FreshInt("k")
+        body = self._with(n.var, Term(element(i), _TRUE, elem_ty), n.body)
+        in_range = z3.And(i >= 0, i < z3.Length(it.value))
+        d, v = self._symbolic_all_any(is_all, i, in_range, body, z3.IntVal(0))
+        return Term(v, conj(it.defined, d), BOOL)
+
+    def visit_count(self, n: Count) -> Term:
+        raise Unsupported(
+            "count(...) is about a system's history of calls; check does not reason about it"
+        )
+
+    def visit_range(self, n: Range) -> Term:
+        raise Unsupported("a range LO..HI is only meaningful on the right of `in`")
+
+    # ------------------------------------------------------------------ indexing and calls
+
+    def visit_index(self, n: Index) -> Term:
+        b = self.visit(n.base)
+        i = self.visit(n.index)
+        if not isinstance(i.ty, TInt):
+            raise Unsupported("an index must be an integer")
+        if isinstance(b.ty, TList):
+            if b.value is None:
+                return Term(z3.IntVal(0), z3.BoolVal(False), TAny())
+            ok = z3.And(i.value >= 0, i.value < z3.Length(b.value))
+            return Term(b.value[i.value], conj(b.defined, i.defined, ok), b.ty.elem)
+        if isinstance(b.ty, TStr):
+            ok = z3.And(i.value >= 0, i.value < z3.Length(b.value))
+            return Term(z3.SubString(b.value, i.value, 1), conj(b.defined, i.defined, ok), STR)
+        raise Unsupported(f"indexing {b.ty.show()}")
+
+    def visit_call(self, n: Call) -> Term:
+        args = [self.visit(a) for a in n.args]
+        if self.call_hook is not None:
+            hooked = self.call_hook(n, args)
+            if hooked is not None:
+                return hooked
+        method = getattr(self, "_call_" + n.func, None)
+        if method is None:
+            raise Unsupported(f"calls of {n.func!r} cannot be encoded here")
+        d = conj(*[a.defined for a in args])
+        term: Term = method(n, args, d)
+        return term
+
+    def _call_len(self, n: Call, args: list[Term], d: Z) -> Term:
+        (x,) = args
+        if x.value is None:
+            return Term(z3.IntVal(0), d, INT)
+        if not isinstance(x.ty, TStr | TList):
+            raise Unsupported(f"len of {x.ty.show()}")
+        return Term(z3.Length(x.value), d, INT)
+
+    def _call_abs(self, n: Call, args: list[Term], d: Z) -> Term:
+        (x,) = args
+        if not is_num(x.ty):
+            raise Unsupported(f"abs of {x.ty.show()}")
+        return Term(z3.If(x.value < 0, -x.value, x.value), d, base(x.ty))
+
+    def _minmax(self, kind: str, args: list[Term], d: Z) -> Term:
+        if len(args) == 1:
+            (xs,) = args
+            if not isinstance(xs.ty, TList):
+                raise Unsupported(f"{kind} of {xs.ty.show()}")
+            if xs.value is None or isinstance(xs.ty.elem, TAny):
+                return Term(z3.IntVal(0), z3.BoolVal(False), INT)  # min([]) raises
+            elem = xs.ty.elem
+            self._check_orderable(elem)
+            f = recfun(kind, xs.value.sort(), sort_of(elem))
+            return Term(f(xs.value), conj(d, z3.Length(xs.value) > 0), elem)
+        ty: Ty = TAny()
+        for a in args:
+            ty = join(ty, a.ty)
+        self._check_orderable(ty)
+        values = [coerce(a, ty) for a in args]
+        acc = values[0]
+        for v in values[1:]:
+            # Python keeps the first of equal elements: only a strictly better one replaces.
+            acc = z3.If(v < acc, v, acc) if kind == "min" else z3.If(v > acc, v, acc)
+        return Term(acc, d, ty)
+
+    @staticmethod
+    def _check_orderable(ty: Ty) -> None:
+        if not isinstance(ty, TInt | TReal | TStr | TDate):
+            raise Unsupported(f"ordering values of type {ty.show()}")
+
+    def _call_min(self, n: Call, args: list[Term], d: Z) -> Term:
+        return self._minmax("min", args, d)
+
+    def _call_max(self, n: Call, args: list[Term], d: Z) -> Term:
+        return self._minmax("max", args, d)
+
+    def _call_sum(self, n: Call, args: list[Term], d: Z) -> Term:
+        (xs,) = args
+        if not isinstance(xs.ty, TList):
+            raise Unsupported(f"sum of {xs.ty.show()}")
+        if xs.value is None or isinstance(xs.ty.elem, TAny):
+            return Term(z3.IntVal(0), d, INT)
+        elem = xs.ty.elem
+        if not is_num(elem):
+            raise Unsupported(f"sum of {xs.ty.show()}")
+        ty = base(elem)
+        if isinstance(n.args[0], ListLit):
+            parts = [coerce(self.visit(item), ty) for item in n.args[0].items]
+            return Term(z3.Sum(*parts) if len(parts) > 1 else parts[0], d, ty)
+        f = recfun("sum", xs.value.sort(), sort_of(ty))
+        return Term(f(xs.value), d, ty)
+
+    def _call_sorted(self, n: Call, args: list[Term], d: Z) -> Term:
+        (xs,) = args
+        if not isinstance(xs.ty, TList):
+            raise Unsupported(f"sorted of {xs.ty.show()}")
+        if xs.value is None:
+            return Term(None, d, xs.ty)
+        self._check_orderable(xs.ty.elem)
+        f = recfun("sorted", xs.value.sort(), sort_of(xs.ty.elem))
+        return Term(f(xs.value), d, xs.ty)
+
+    def _call_occurrences(self, n: Call, args: list[Term], d: Z) -> Term:
+        xs, v = args
+        if not isinstance(xs.ty, TList):
+            raise Unsupported(f"occurrences in {xs.ty.show()}")
+        if xs.value is None or isinstance(xs.ty.elem, TAny):
+            return Term(z3.IntVal(0), d, INT)
+        elem = join(xs.ty.elem, v.ty)
+        seq = coerce(xs, TList(elem))
+        x = coerce(v, elem)
+        if x.sort() != seq.sort().basis():
+            return Term(z3.IntVal(0), d, INT)
+        f = recfun("occurrences", seq.sort(), x.sort())
+        return Term(f(seq, x), d, INT)
+
+    def _call_int(self, n: Call, args: list[Term], d: Z) -> Term:
+        (x,) = args
+        if isinstance(x.ty, TStr):
+            # str.to_int answers -1 outside digit strings: guard with the regex.
+            return Term(z3.StrToInt(x.value), conj(d, z3.InRe(x.value, _DIGITS)), INT)
+        return Term(z3.IntVal(0), z3.BoolVal(False), INT)  # int() of a non-string
+
+    def _call_str(self, n: Call, args: list[Term], d: Z) -> Term:
+        (x,) = args
+        if isinstance(x.ty, TInt):
+            v = x.value
+            # int.to.str answers "" for negatives: put the sign on by hand.
+            text = z3.If(
+                v >= 0, z3.IntToStr(v), z3.Concat(str_val("-"), z3.IntToStr(-v))
+            )
+            return Term(text, d, STR)
+        return Term(str_val(""), z3.BoolVal(False), STR)  # str() of a non-int
+
+    def _call_matches(self, n: Call, args: list[Term], d: Z) -> Term:
+        s, _ = args
+        pattern = n.args[1]
+        if not isinstance(pattern, StrLit):
+            raise Unsupported("matches() needs a literal pattern")
+        try:
+            regex = regex_for(pattern.value)
+        except _regex.RegexError as exc:
+            raise Unsupported(f"pattern {pattern.value!r}: {exc.message}") from exc
+        return Term(z3.InRe(s.value, regex), d, BOOL)
+
+    def _call_startswith(self, n: Call, args: list[Term], d: Z) -> Term:
+        s, p = args
+        return Term(z3.PrefixOf(p.value, s.value), d, BOOL)
+
+    def _call_endswith(self, n: Call, args: list[Term], d: Z) -> Term:
+        s, p = args
+        return Term(z3.SuffixOf(p.value, s.value), d, BOOL)
+
+    def _call_contains(self, n: Call, args: list[Term], d: Z) -> Term:
+        s, p = args
+        return Term(z3.Contains(s.value, p.value), d, BOOL)
+
+
+# --------------------------------------------------------------------------- exceptions
+
+
+def _builtin_mro(name: str) -> tuple[str, ...] | None:
+    obj: Any = getattr(builtins, name, None)
+    if isinstance(obj, type) and issubclass(obj, BaseException):
+        return tuple(c.__name__ for c in obj.__mro__)
+    return None
+
+
+def exception_ancestors(name: str, declared: Mapping[str, str]) -> tuple[str, ...]:
+    """``name`` and its bases, nearest first: declared exceptions, then Python's built-ins."""
+    out: list[str] = []
+    current: str | None = name
+    while current is not None and current not in out:
+        if current in declared:
+            out.append(current)
+            current = declared[current]
+            continue
+        mro = _builtin_mro(current)
+        if mro is None:
+            out.append(current)
+        else:
+            out.extend(m for m in mro if m not in out)
+        current = None
+    return tuple(out)
+
+
+def is_subclass(sub: str, sup: str, declared: Mapping[str, str]) -> bool:
+    return sup in exception_ancestors(sub, declared)

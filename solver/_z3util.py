@@ -1,0 +1,131 @@
+"""Small Z3 helpers shared by the encoder and the questions.
+
+Kept apart from the encoder because the traps they guard against are easy to
+reintroduce by accident (ARCHITECTURE.md §2):
+
+- z3py's ``StringVal`` *decodes* ``\\u{..}`` escapes, so a spec string holding a
+  backslash followed by ``u{41}`` would silently become ``A``.  ``str_val`` escapes
+  every character outside printable ASCII, and every backslash, so the text Z3 sees
+  is exactly the spec's text; ``str_from_z3`` decodes a model's string back.
+- Z3 strings hold characters up to U+2FFFF only: larger ones are refused here with
+  ``Unsupported`` (an honest ``unknown``), never truncated.
+- Reals from a model may be algebraic numbers (nonlinear arithmetic): they have no
+  exact decimal, so converting them raises ``Unsupported`` instead of rounding.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any
+
+import z3
+
+Z = Any
+"""A Z3 term (z3py is untyped)."""
+
+MAX_CHAR = 0x2FFFF
+"""Z3's largest string character."""
+
+SEED = 0
+"""The fixed seed of every solver: the same input gives the same answer."""
+
+
+# The SAT and SMT cores' seeds are global parameters (a solver refuses them); fix them once.
+z3.set_param("smt.random_seed", SEED)
+z3.set_param("sat.random_seed", SEED)
+
+
+class Unsupported(Exception):
+    """Something the encoding cannot express exactly: the question becomes ``unknown``.
+
+    Never a user error and never a verdict: the reason is reported as the solver's
+    reason for not deciding.
+    """
+
+
+def str_val(s: str) -> Z:
+    """A Z3 string constant with exactly the characters of ``s``."""
+    out: list[str] = []
+    for ch in s:
+        c = ord(ch)
+        if c > MAX_CHAR:
+            raise Unsupported(f"character U+{c:X} is beyond Z3's string alphabet (U+2FFFF)")
+        if 0x20 <= c < 0x7F and ch != "\\":
+            out.append(ch)
+        else:
+            out.append("\\u{%x}" % c)
+    return z3.StringVal("".join(out))
+
+
+_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,5})\}|\\u([0-9a-fA-F]{4})")
+
+
+def str_from_z3(v: Z) -> str:
+    """The Python string of a Z3 string value (undoing Z3's ``\\u{..}`` escapes)."""
+    text: str = v.as_string()
+    return _ESCAPE.sub(lambda m: chr(int(m.group(1) or m.group(2), 16)), text)
+
+
+def fraction_val(f: Fraction) -> Z:
+    return z3.RealVal(f"{f.numerator}/{f.denominator}") if f.denominator != 1 else z3.RealVal(
+        f.numerator
+    )
+
+
+def fraction_from_z3(v: Z) -> Fraction:
+    """An exact rational from a Z3 numeral; algebraic numbers are refused."""
+    if z3.is_int_value(v):
+        return Fraction(v.as_long())
+    if z3.is_rational_value(v):
+        return Fraction(v.numerator_as_long(), v.denominator_as_long())
+    if z3.is_algebraic_value(v):
+        raise Unsupported("the model has an irrational real value (nonlinear arithmetic)")
+    raise Unsupported(f"not a numeral: {v}")
+
+
+def make_solver(rlimit: int, timeout_ms: int | None) -> Z:
+    """A solver with fixed seeds and a deterministic resource limit per check.
+
+    ``rlimit`` is what decides (the same input gives the same answer on a busy
+    machine); the wall-clock ``timeout`` is only a safety net.
+    """
+    s = z3.Solver()
+    s.set("random_seed", SEED)
+    if rlimit > 0:
+        s.set("rlimit", rlimit)
+    if timeout_ms is not None and timeout_ms > 0:
+        s.set("timeout", timeout_ms)
+    return s
+
+
+def is_true(t: Z) -> bool:
+    """Whether ``t`` simplifies to the literal ``True`` (cheap structural test)."""
+    return bool(z3.is_true(z3.simplify(t)))
+
+
+def conj(*parts: Z) -> Z:
+    """``And`` that drops literal ``True`` parts (keeps formulas readable)."""
+    kept = [p for p in parts if not z3.is_true(p)]
+    if not kept:
+        return z3.BoolVal(True)
+    if any(z3.is_false(p) for p in kept):
+        return z3.BoolVal(False)
+    return kept[0] if len(kept) == 1 else z3.And(*kept)
+
+
+def disj(*parts: Z) -> Z:
+    kept = [p for p in parts if not z3.is_false(p)]
+    if not kept:
+        return z3.BoolVal(False)
+    if any(z3.is_true(p) for p in kept):
+        return z3.BoolVal(True)
+    return kept[0] if len(kept) == 1 else z3.Or(*kept)
+
+
+def implies(a: Z, b: Z) -> Z:
+    if z3.is_true(a):
+        return b
+    if z3.is_false(a) or z3.is_true(b):
+        return z3.BoolVal(True)
+    return z3.Implies(a, b)

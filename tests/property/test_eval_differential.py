@@ -1,0 +1,281 @@
+"""The evaluator agrees with Python's own ``eval`` on random well-typed expressions.
+
+Each expression from ``_exprgen`` is rendered as equivalent Python source and run by
+``eval`` with the environment as globals; Python's exceptions ``ZeroDivisionError``,
+``IndexError``, ``ValueError`` (``int("x")``, ``min([])``) and ``OverflowError`` (a date
+leaving the calendar) stand for "undefined".  Python's left-to-right evaluation,
+short-circuiting, comparison chains and exception propagation are thus an independent
+reference for the evaluator's undefinedness rules, and Python's integers, ``Fraction``,
+strings, tuples and ``datetime.date`` one for the arithmetic.
+
+Where the language intentionally differs from Python, the rendering says so explicitly
+instead of skipping the construct (each difference is covered by unit tests):
+
+- ``int(s)`` is defined only on ASCII digit strings; Python also accepts ``" 5"``,
+  ``"+5"``, ``"-5"``, ``"1_0"`` and ``"٣"`` — rendered ``int(_digits(s))``, where
+  ``_digits`` raises ``ValueError`` on anything but ``[0-9]+``;
+- ``s[i]`` with ``i < 0`` is undefined; Python counts from the end — rendered
+  ``s[_nonneg(i)]``;
+- ``/`` is exact — rendered ``_div(a, b)`` = ``Fraction(a) / Fraction(b)``;
+- ``date ± int`` and ``date - date`` — rendered with ``timedelta`` and ``.days``;
+- ``implies`` — ``(not A) or B``; ``iff`` — ``A == B``; ``x in LO..HI`` —
+  ``x in range(LO, HI + 1)``; ``forall``/``exists`` — ``all``/``any`` over that range;
+  ``sorted`` — ``tuple(sorted(...))``; ``occurrences(xs, v)`` — ``xs.count(v)``;
+- ``//`` on reals gives a Fraction here and an ``int`` in Python: results are compared
+  as numbers, and separately checked to conform to the expression's type.
+
+Floats are not generated here: the tolerance rules have no Python counterpart (unit tests
+cover them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import date, timedelta
+from fractions import Fraction
+
+from _exprgen import DEFAULT_VARS, exprs_with_envs
+from hypothesis import given, settings
+
+from derivative._ast import (
+    BinOp,
+    BoolLit,
+    BoolOp,
+    Call,
+    Compare,
+    DateLit,
+    EnumMember,
+    Expr,
+    Generator,
+    IfExpr,
+    Index,
+    IntLit,
+    ListLit,
+    Name,
+    Quantifier,
+    Range,
+    RealLit,
+    StrLit,
+    Unary,
+)
+from derivative._eval import Evaluator
+from derivative._evalops import conforms, is_num
+from derivative._types import BOOL, DATE, INT, REAL, STR, TList, Ty
+from derivative._values import UNDEFINED, EnumValue
+from derivative._walk import ExprVisitor
+
+
+class _Undef(Exception):
+    """Python's reading of an expression raised one of the 'undefined' exceptions."""
+
+
+_UNDEFINED_EXCEPTIONS = (ZeroDivisionError, IndexError, ValueError, OverflowError)
+
+
+def _digits(s: str) -> str:
+    if not (s.isascii() and s.isdigit()):
+        raise ValueError(s)
+    return s
+
+
+def _nonneg(i: int) -> int:
+    if i < 0:
+        raise IndexError(i)
+    return i
+
+
+def _div(a: int | Fraction, b: int | Fraction) -> Fraction:
+    return Fraction(a) / Fraction(b)
+
+
+def _add(a: object, b: object) -> object:
+    if isinstance(a, date) and isinstance(b, int):
+        return a + timedelta(days=b)
+    if isinstance(a, int) and isinstance(b, date):
+        return b + timedelta(days=a)
+    return a + b  # type: ignore[operator]
+
+
+def _sub(a: object, b: object) -> object:
+    if isinstance(a, date) and isinstance(b, date):
+        return (a - b).days
+    if isinstance(a, date) and isinstance(b, int):
+        return a - timedelta(days=b)
+    return a - b  # type: ignore[operator]
+
+
+HELPERS: dict[str, object] = {
+    "_digits": _digits,
+    "_nonneg": _nonneg,
+    "_div": _div,
+    "_add": _add,
+    "_sub": _sub,
+    "_F": Fraction,
+    "_D": date.fromisoformat,
+    "_E": EnumValue,
+    "_re": re,
+}
+
+
+class ToPython(ExprVisitor[str]):
+    """Python source with the same meaning (module docstring); everything parenthesised."""
+
+    def visit_int(self, n: IntLit) -> str:
+        return f"({n.value})"
+
+    def visit_real(self, n: RealLit) -> str:
+        return f"_F({n.value!r})"
+
+    def visit_str(self, n: StrLit) -> str:
+        return repr(n.value)
+
+    def visit_bool(self, n: BoolLit) -> str:
+        return repr(n.value)
+
+    def visit_date(self, n: DateLit) -> str:
+        return f"_D({n.value!r})"
+
+    def visit_enum_member(self, n: EnumMember) -> str:
+        return f"_E({n.enum!r}, {n.member!r})"
+
+    def visit_list(self, n: ListLit) -> str:
+        return "(" + "".join(self.visit(i) + ", " for i in n.items) + ")"
+
+    def visit_name(self, n: Name) -> str:
+        return n.id
+
+    def visit_unary(self, n: Unary) -> str:
+        op = "not " if n.op == "not" else "-"
+        return f"({op}{self.visit(n.operand)})"
+
+    def visit_binop(self, n: BinOp) -> str:
+        a, b = self.visit(n.left), self.visit(n.right)
+        if n.op == "/":
+            return f"_div({a}, {b})"
+        if n.op == "+":
+            return f"_add({a}, {b})"
+        if n.op == "-":
+            return f"_sub({a}, {b})"
+        return f"({a} {n.op} {b})"
+
+    def visit_boolop(self, n: BoolOp) -> str:
+        a, b = self.visit(n.left), self.visit(n.right)
+        if n.op == "implies":
+            return f"((not {a}) or {b})"
+        if n.op == "iff":
+            return f"({a} == {b})"
+        return f"({a} {n.op} {b})"
+
+    def visit_compare(self, n: Compare) -> str:
+        parts = [self.operand(n.operands[0])]
+        for op, e in zip(n.ops, n.operands[1:], strict=True):
+            parts += [op, self.operand(e)]
+        return "(" + " ".join(parts) + ")"
+
+    def operand(self, e: Expr) -> str:
+        if isinstance(e, Range):
+            return f"range({self.visit(e.lo)}, {self.visit(e.hi)} + 1)"
+        return self.visit(e)
+
+    def visit_if(self, n: IfExpr) -> str:
+        c, a, b = self.visit(n.cond), self.visit(n.then), self.visit(n.orelse)
+        return f"({a} if {c} else {b})"
+
+    def visit_quant(self, n: Quantifier) -> str:
+        f = "all" if n.quantifier == "forall" else "any"
+        lo, hi, body = self.visit(n.lo), self.visit(n.hi), self.visit(n.body)
+        return f"{f}({body} for {n.var} in range({lo}, {hi} + 1))"
+
+    def visit_gen(self, n: Generator) -> str:
+        xs, body = self.visit(n.iterable), self.visit(n.body)
+        return f"{n.func}({body} for {n.var} in {xs})"
+
+    def visit_index(self, n: Index) -> str:
+        return f"{self.visit(n.base)}[_nonneg({self.visit(n.index)})]"
+
+    def visit_call(self, n: Call) -> str:
+        a = [self.visit(arg) for arg in n.args]
+        special = {
+            "int": lambda: f"int(_digits({a[0]}))",
+            "sorted": lambda: f"tuple(sorted({a[0]}))",
+            "occurrences": lambda: f"{a[0]}.count({a[1]})",
+            "contains": lambda: f"({a[1]} in {a[0]})",
+            "startswith": lambda: f"{a[0]}.startswith({a[1]})",
+            "endswith": lambda: f"{a[0]}.endswith({a[1]})",
+            "matches": lambda: f"(_re.fullmatch({a[1]}, {a[0]}, _re.ASCII) is not None)",
+        }
+        if n.func in special:
+            return special[n.func]()
+        assert n.func in ("len", "abs", "min", "max", "sum", "str"), n.func
+        return f"{n.func}({', '.join(a)})"
+
+
+def python_value(expr: Expr, env: Mapping[str, object]) -> object:
+    src = ToPython().visit(expr)
+    try:
+        return eval(src, {**HELPERS, **env})
+    except _UNDEFINED_EXCEPTIONS:
+        return UNDEFINED
+
+
+def same(ours: object, theirs: object) -> bool:
+    """Equal values of the same sort (a bool is never a number; int == Fraction(int))."""
+    if isinstance(ours, tuple) and isinstance(theirs, tuple):
+        return len(ours) == len(theirs) and all(map(same, ours, theirs))
+    if isinstance(ours, bool) or isinstance(theirs, bool):
+        return type(ours) is type(theirs) and ours == theirs
+    if is_num(ours) or is_num(theirs):
+        return is_num(ours) and is_num(theirs) and ours == theirs
+    return type(ours) is type(theirs) and ours == theirs
+
+
+EV = Evaluator()
+
+
+def check(ty: Ty, pair: tuple[Expr, dict[str, object]]) -> None:
+    expr, env = pair
+    ours = EV.eval(expr, env)
+    theirs = python_value(expr, env)
+    source = ToPython().visit(expr)
+    if theirs is UNDEFINED or ours is UNDEFINED:
+        assert ours is theirs, f"{source}\nenv={env}\nours={ours!r} python={theirs!r}"
+        return
+    assert same(ours, theirs), f"{source}\nenv={env}\nours={ours!r} python={theirs!r}"
+    assert conforms(ours, ty), f"{source}: {ours!r} is not a {ty.show()}"
+
+
+@settings(max_examples=400)
+@given(exprs_with_envs(BOOL, DEFAULT_VARS, depth=4))
+def test_bool_expressions_agree_with_python(pair: tuple[Expr, dict[str, object]]) -> None:
+    check(BOOL, pair)
+
+
+@settings(max_examples=250)
+@given(exprs_with_envs(INT, DEFAULT_VARS, depth=3))
+def test_int_expressions_agree_with_python(pair: tuple[Expr, dict[str, object]]) -> None:
+    check(INT, pair)
+
+
+@settings(max_examples=150)
+@given(exprs_with_envs(REAL, DEFAULT_VARS, depth=3))
+def test_real_expressions_agree_with_python(pair: tuple[Expr, dict[str, object]]) -> None:
+    check(REAL, pair)
+
+
+@settings(max_examples=150)
+@given(exprs_with_envs(STR, DEFAULT_VARS, depth=3))
+def test_str_expressions_agree_with_python(pair: tuple[Expr, dict[str, object]]) -> None:
+    check(STR, pair)
+
+
+@settings(max_examples=100)
+@given(exprs_with_envs(DATE, DEFAULT_VARS, depth=3))
+def test_date_expressions_agree_with_python(pair: tuple[Expr, dict[str, object]]) -> None:
+    check(DATE, pair)
+
+
+@settings(max_examples=100)
+@given(exprs_with_envs(TList(INT), DEFAULT_VARS, depth=3))
+def test_list_expressions_agree_with_python(pair: tuple[Expr, dict[str, object]]) -> None:
+    check(TList(INT), pair)

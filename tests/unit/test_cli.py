@@ -1,0 +1,256 @@
+"""The command line: commands as functions returning exit codes, errors as messages.
+
+Everything runs in-process through ``main(argv)``: it must *return* the exit code
+(CERTIFICATES.md §1) and never raise ``SystemExit`` or show a traceback for bad
+input.  One test goes through ``python -m derivative`` to cover the real entry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import derivative
+from derivative import api, cli
+from derivative.cli import Command, build_parser, main
+
+Run = tuple[int, str, str]
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "examples").rglob("*.req"))
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> Run:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(autouse=True)
+def _in_repo_root(repo_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Example paths are given relative to the repository, as a user would type them.
+    monkeypatch.chdir(repo_root)
+
+
+# --------------------------------------------------------------------------- basics
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "--version")
+    assert (code, out, err) == (0, f"derivative {derivative.__version__}\n", "")
+
+
+def test_help_lists_the_commands_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    assert "parse" in out and "exit codes" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ((), "required"),
+        (("frobnicate",), "invalid choice"),
+        (("parse",), "required"),
+        (("parse", "--bogus", "examples/discount.req"), "unrecognized arguments: --bogus"),
+    ],
+)
+def test_usage_errors_print_usage_and_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], message: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("usage: derivative")
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_missing_file_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "parse", "no/such/spec.req")
+    assert (code, out) == (2, "")
+    assert err == "error: no such file: no/such/spec.req\n"
+
+
+def test_directory_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "parse", "examples")
+    assert code == 2 and "is a directory" in err
+
+
+# --------------------------------------------------------------------------- parse
+
+
+def test_parse_summary_shows_identity_counts_and_every_obligation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = "examples/password_policy.req"
+    code, out, err = run(capsys, "parse", path)
+    assert (code, err) == (0, "")
+    loaded = api.load([path])
+    lines = out.splitlines()
+    assert lines[0] == "spec password_policy version 3"
+    assert f"identity      sha256:{loaded.identity}" in lines
+    assert f"obligations   {len(loaded.obligations)} (" in out
+    doc = api.contract_document(loaded)
+    for o in doc.obligations:
+        row = next(line for line in lines if line.split()[:1] == [o.id])
+        cells = row.split()
+        assert cells[1] == f"{path}:{o.line}"
+        assert cells[2] == o.kind
+        assert cells[3] == (o.owner or "-")
+        assert o.expr in row
+    assert any(line.split()[:1] == ["R1"] and "max_attempts >= 3" in line for line in lines)
+
+
+def test_parse_json_is_the_contract_document(capsys: pytest.CaptureFixture[str]) -> None:
+    path = "examples/password_policy.req"
+    code, out, err = run(capsys, "parse", path, "--json")
+    assert (code, err) == (0, "")
+    data = json.loads(out)
+    assert data == api.contract_json(api.load([path]))
+    assert data["format"] == "derivative.contract/v1"
+    assert data["spec"]["name"] == "password_policy"
+    api.ContractDocument.model_validate(data)
+
+
+def test_parse_of_a_set_reports_each_obligation_in_its_own_file(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, "parse", "examples/limits/feature.req", "--json")
+    assert (code, err) == (0, ""), err
+    data = json.loads(out)
+    assert data["spec"]["name"] == "remember_me"
+    files = {o["id"]: o["file"] for o in data["obligations"]}
+    assert files["F1"] == "examples/limits/feature.req"
+    assert files["SEC1"] == "examples/limits/policy.req"
+    assert {f["path"] for f in data["files"]} == set(files.values())
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_every_bundled_example_parses(capsys: pytest.CaptureFixture[str], example: str) -> None:
+    code, _, err = run(capsys, "parse", example)
+    assert (code, err) == (0, "")
+
+
+def test_syntax_error_points_at_the_place(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    spec = tmp_path / "bad.req"
+    spec.write_text("spec bad version 1\nparam x: int\nrequirement R1: x >= \n", encoding="utf-8")
+    code, out, err = run(capsys, "parse", str(spec))
+    assert (code, out) == (2, "")
+    assert err.startswith(f"{spec}:3:")
+    assert "error:" in err and "^" in err
+    assert "Traceback" not in err
+
+
+def test_type_error_is_bad_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    spec = tmp_path / "typed.req"
+    spec.write_text('spec typed version 1\nparam x: int\nrequirement R1: x == "a"\n', "utf-8")
+    code, out, err = run(capsys, "parse", str(spec))
+    assert (code, out) == (2, "")
+    assert f"{spec}:3:" in err and "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- internal errors
+
+
+def _boom(paths: object) -> api.LoadedContract:
+    raise RuntimeError("boom")
+
+
+def test_internal_error_exits_70_and_writes_the_traceback(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(api, "load", _boom)
+    monkeypatch.setenv(cli.CRASH_DIR_ENV, str(tmp_path / "crashes"))
+    code, out, err = run(capsys, "parse", "examples/discount.req")
+    assert (code, out) == (70, "")
+    assert err.startswith("internal error: RuntimeError: boom\n")
+    assert "Traceback" not in err
+    (report,) = (tmp_path / "crashes").glob("crash-*.txt")
+    assert str(report) in err
+    text = report.read_text(encoding="utf-8")
+    assert "Traceback (most recent call last)" in text and "RuntimeError: boom" in text
+    assert "'parse', 'examples/discount.req'" in text
+
+
+def test_crash_report_defaults_to_the_state_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(api, "load", _boom)
+    monkeypatch.delenv(cli.CRASH_DIR_ENV, raising=False)
+    spec = Path("examples/discount.req").resolve()
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capsys, "parse", str(spec))
+    assert code == 70
+    (report,) = (tmp_path / ".derivative").glob("crash-*.txt")
+    assert str(report) in err
+
+
+def test_interrupt_exits_130(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(paths: object) -> api.LoadedContract:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(api, "load", interrupted)
+    code, _, err = run(capsys, "parse", "examples/discount.req")
+    assert (code, err) == (130, "interrupted\n")
+
+
+# --------------------------------------------------------------------------- the command table
+
+
+def test_the_table_builds_nested_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    seen: list[str] = []
+
+    def verify_arguments(p: argparse.ArgumentParser) -> None:
+        p.add_argument("file")
+
+    def run_verify(args: argparse.Namespace) -> int:
+        seen.append(args.file)
+        return 1
+
+    table = (
+        *cli.COMMANDS,
+        Command(("certificate", "verify"), "verify", verify_arguments, run_verify),
+    )
+    parser = build_parser(table)
+    args = parser.parse_args(["certificate", "verify", "c.json"])
+    assert args.run(args) == 1 and seen == ["c.json"]
+    with pytest.raises(cli.ArgumentsError, match="required"):
+        parser.parse_args(["certificate"])
+    assert build_parser(table).parse_args(["parse", "x.req"]).run is cli.run_parse
+
+
+def test_every_command_is_registered_once() -> None:
+    paths = [c.path for c in cli.COMMANDS]
+    assert len(paths) == len(set(paths))
+    assert ("parse",) in paths
+
+
+# --------------------------------------------------------------------------- the real entry points
+
+
+def test_python_dash_m_runs_the_cli(repo_root: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "derivative", "parse", "examples/discount.req"],
+        cwd=repo_root,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("spec discount version 1\n")
+    bad = subprocess.run(
+        [sys.executable, "-m", "derivative", "parse", "--nope"],
+        cwd=repo_root,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

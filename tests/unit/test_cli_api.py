@@ -1,0 +1,178 @@
+"""The public API behind the CLI: ``load``/``parse_text`` and the contract/v1 document."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import derivative
+from derivative import api
+from derivative._canon import contract_identity
+from derivative._errors import DerivativeError, SpecError, SpecErrors, UsageError
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSWORD = ROOT / "examples" / "password_policy.req"
+
+SMALL = """\
+spec small version 2
+"A small spec."
+enum Color { red, green }
+exception Broken(ValueError)
+const LIMIT: int = 10
+param n: int in 1..LIMIT
+param name: str matching "[a-z]+"
+requirement R1 [source: test, ticket: t-1] "positive": n shall be at least 2
+requirement: n < LIMIT
+function f(xs: list[int], c: Color) -> real
+    requires: len(xs) >= 1
+    raises Broken when len(xs) > 3
+    ensures: result >= 0.5
+    example: f([1], Color.red) == 0.5
+    example: f([1, 2, 3, 4], Color.green) raises Broken
+system Store
+    operation put(key: str) -> str
+    operation take(token: str from put) -> none
+    invariant once: count(take where true, per token) <= 1
+"""
+
+
+@pytest.fixture(scope="module")
+def small() -> api.LoadedContract:
+    return api.parse_text(SMALL, "small.req")
+
+
+@pytest.fixture(scope="module")
+def small_doc(small: api.LoadedContract) -> dict[str, Any]:
+    return api.contract_json(small)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def test_load_accepts_one_path_or_several() -> None:
+    one = api.load(PASSWORD)
+    assert one.name == "password_policy" and one.version == 3
+    assert api.load([str(PASSWORD)]).identity == one.identity
+    assert one.identity == contract_identity(one.contract)
+    assert one.types.contract == one.contract
+
+
+@pytest.mark.parametrize(
+    ("paths", "message"),
+    [([], "no spec file given"), (["nope.req"], "no such file: nope.req")],
+)
+def test_load_rejects_bad_paths_with_usage_errors(paths: list[str], message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        api.load(paths)
+
+
+def test_undecodable_file_is_a_spec_error(tmp_path: Path) -> None:
+    spec = tmp_path / "latin1.req"
+    spec.write_bytes(b"spec s version 1\n# caf\xe9\nparam x: int\n")
+    with pytest.raises(DerivativeError) as info:
+        api.load([spec])
+    assert str(spec) in info.value.render()
+
+
+def test_type_errors_surface_as_spec_errors() -> None:
+    with pytest.raises((SpecError, SpecErrors)):
+        api.parse_text('spec s version 1\nparam x: int\nrequirement: x == "a"\n')
+
+
+def test_public_names_resolve_to_the_api() -> None:
+    assert derivative.load is api.load
+    assert derivative.parse_text is api.parse_text
+    assert derivative.contract_identity is contract_identity
+    assert derivative.SpecError is SpecError
+    assert callable(derivative.evaluate)
+    with pytest.raises(AttributeError):
+        _ = derivative.no_such_name  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------- the document
+
+
+def test_document_has_the_published_top_level_shape(small_doc: dict[str, Any]) -> None:
+    assert list(small_doc) == ["format", "spec", "files", "declarations", "obligations"]
+    assert small_doc["format"] == "derivative.contract/v1"
+    assert small_doc["spec"] == {
+        "name": "small",
+        "version": 2,
+        "sha256": contract_identity(api.parse_text(SMALL, "small.req").contract),
+        "description": "A small spec.",
+        "tolerance": None,
+    }
+
+
+def _by(items: object, key: str) -> dict[str, dict[str, Any]]:
+    assert isinstance(items, list)
+    return {item[key]: item for item in items}
+
+
+def test_declarations_carry_written_types_as_source(small_doc: dict[str, Any]) -> None:
+    decls = _by(small_doc["declarations"], "name")
+    assert decls["Color"]["members"] == ["red", "green"]
+    assert decls["Broken"]["base"] == "ValueError"
+    assert (decls["LIMIT"]["type"], decls["LIMIT"]["value"]) == ("int", "10")
+    assert decls["n"]["type"] == "int in 1..LIMIT"
+    assert decls["name"]["type"] == 'str matching "[a-z]+"'
+    f = decls["f"]
+    assert f["params"] == [
+        {"name": "xs", "type": "list[int]", "from_op": None},
+        {"name": "c", "type": "Color", "from_op": None},
+    ]
+    assert f["returns"] == "real"
+    (_put, take) = decls["Store"]["operations"]
+    assert take["qualname"] == "Store.take" and take["returns"] == "none"
+    assert take["params"] == [{"name": "token", "type": "str", "from_op": "put"}]
+    assert all(d["file"] == "small.req" and d["line"] >= 1 for d in decls.values())
+
+
+def test_obligations_carry_id_kind_owner_expr_place_text_tags(
+    small_doc: dict[str, Any],
+) -> None:
+    obs = _by(small_doc["obligations"], "id")
+    r1 = obs["R1"]
+    assert {k: r1[k] for k in ("kind", "owner", "expr", "file", "line", "text", "tags")} == {
+        "kind": "requirement",
+        "owner": None,
+        "expr": "n >= 2",
+        "file": "small.req",
+        "line": 8,
+        "text": "positive",
+        "tags": {"source": "test", "ticket": "t-1"},
+    }
+    assert r1["generated_id"] is False and r1["column"] >= 1
+    raises = obs["f.raises.Broken"]
+    assert (raises["kind"], raises["exception"], raises["expr"]) == (
+        "raises",
+        "Broken",
+        "len(xs) > 3",
+    )
+    assert raises["generated_id"] is True
+    examples = [o for o in obs.values() if o["kind"] == "example"]
+    assert {o["exception"] for o in examples} == {None, "Broken"}
+    inv = obs["once"]
+    assert (inv["kind"], inv["owner"]) == ("invariant", "Store")
+    assert inv["expr"] == "count(take where true, per token) <= 1"
+
+
+def test_document_round_trips_through_its_model(small: api.LoadedContract) -> None:
+    model = api.contract_document(small)
+    again = api.ContractDocument.model_validate(model.model_dump(mode="json"))
+    assert again == model
+    for doc, ob in zip(model.obligations, small.obligations, strict=True):
+        assert doc.ast == ob.expr
+
+
+def _identity(text: str) -> str:
+    sha: str = api.contract_json(api.parse_text(text))["spec"]["sha256"]
+    return sha
+
+
+def test_identity_ignores_comments_and_texts_but_not_meaning() -> None:
+    base = _identity(SMALL)
+    assert _identity(SMALL.replace('"positive"', '"strictly positive"') + "# a comment\n") == base
+    assert _identity(SMALL.replace("at least 2", "at least 3")) != base
