@@ -624,7 +624,7 @@ class SmtEncoder:
             base = self.type_of(e.base, bound)
             if isinstance(base, TList):
                 return base.elem
-            return STR
+            return base if isinstance(base, TAny) else STR
         raise EncodingError(f"{k} expressions cannot be encoded in SMT-LIB")
 
     def _enum(self, name: str) -> TEnum:
@@ -650,6 +650,8 @@ class SmtEncoder:
     def _binop_type(self, e: BinOp, bound: Mapping[str, tuple[str, Ty]]) -> Ty:
         a = self.type_of(e.left, bound)
         b = self.type_of(e.right, bound)
+        if isinstance(a, TAny) or isinstance(b, TAny):
+            return TAny()  # an operand that is an element of []: never defined
         if e.op == "/":
             return REAL
         if e.op == "+":
@@ -698,6 +700,14 @@ class SmtEncoder:
         """``e`` encoded as (definedness, value) over the scope's names."""
         return self._enc(e, {}, None)
 
+    def _default(self, ty: Ty) -> str:
+        """Some closed term of the sort of ``ty`` (the value of a never-defined term)."""
+        if isinstance(ty, TEnum):
+            return constructor_symbol(ty.name, ty.members[0])
+        if isinstance(ty, TList):
+            return f"(as seq.empty {sort_of(ty)})"
+        return {"Int": "0", "Real": "0.0", "String": '""', "Bool": "false"}[sort_of(ty)]
+
     def _fresh_symbol(self, stem: str) -> str:
         self._fresh += 1
         return f"|{stem}!{self._fresh}|"
@@ -707,6 +717,10 @@ class SmtEncoder:
             return t
         want = _plain(want)
         have = _plain(t.ty)
+        if isinstance(have, TAny):
+            # Only an element of [] has type any; it is never defined, so any sort will
+            # do, and the producer already built it with the wanted one.
+            return SmtTerm(t.defined, t.value, want)
         if isinstance(want, TReal) and isinstance(have, TInt):
             return SmtTerm(t.defined, f"(to_real {t.value})", REAL)
         if isinstance(want, TList) and isinstance(have, TList):
@@ -719,7 +733,15 @@ class SmtEncoder:
         method = getattr(self, "_enc_" + e.kind, None)
         if method is None:
             raise EncodingError(f"{e.kind} expressions cannot be encoded in SMT-LIB")
+        if e.kind in _MAY_BE_ANY and isinstance(self.type_of(e, bound), TAny):
+            # Only elements of [] have type any (``[][i]``, ``min([])``, and what is
+            # computed from them): never defined, so only the sort of the value matters.
+            ty = INT if want is None or isinstance(_plain(want), TAny) else _plain(want)
+            self._note_type(ty)
+            return SmtTerm("false", self._default(ty), ty)
         t: SmtTerm = method(e, bound, want)
+        if isinstance(t.ty, TAny):
+            t = SmtTerm(t.defined, t.value, INT if want is None else _plain(want))
         return self._coerce(t, want)
 
     # leaves
@@ -800,7 +822,7 @@ class SmtEncoder:
     def _enc_unary(
         self, e: Unary, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
     ) -> SmtTerm:
-        a = self._enc(e.operand, bound, None)
+        a = self._enc(e.operand, bound, BOOL if e.op == "not" else want)
         if e.op == "not":
             return SmtTerm(a.defined, _not(a.value), BOOL)
         if not isinstance(a.ty, (TInt, TReal)):
@@ -815,11 +837,11 @@ class SmtEncoder:
         op = e.op
         if isinstance(lt, TDate) or isinstance(rt, TDate):
             return self._date_arith(e, bound, lt, rt)
-        if op == "+" and isinstance(lt, TStr):
-            a = self._enc(e.left, bound, None)
-            b = self._enc(e.right, bound, None)
+        if op == "+" and (isinstance(lt, TStr) or isinstance(rt, TStr)):
+            a = self._enc(e.left, bound, STR)
+            b = self._enc(e.right, bound, STR)
             return SmtTerm(_and(a.defined, b.defined), f"(str.++ {a.value} {b.value})", STR)
-        if op == "+" and isinstance(lt, TList):
+        if op == "+" and (isinstance(lt, TList) or isinstance(rt, TList)):
             ty = _join(lt, rt)
             if isinstance(want, TList):
                 ty = _join(ty, want)
@@ -827,9 +849,12 @@ class SmtEncoder:
             b = self._enc(e.right, bound, ty)
             self._note_type(ty)
             return SmtTerm(_and(a.defined, b.defined), f"(seq.++ {a.value} {b.value})", ty)
-        if not (isinstance(lt, (TInt, TReal)) and isinstance(rt, (TInt, TReal))):
+        numeric = (TInt, TReal, TAny)
+        if not (isinstance(lt, numeric) and isinstance(rt, numeric)):
             raise EncodingError(f"{lt.show()} {op} {rt.show()} has no arithmetic meaning")
         ty = REAL if op == "/" else _join(lt, rt)
+        if isinstance(ty, TAny):
+            ty = INT if want is None or isinstance(_plain(want), TAny) else _plain(want)
         a = self._enc(e.left, bound, ty)
         b = self._enc(e.right, bound, ty)
         defined = _and(a.defined, b.defined)
@@ -851,8 +876,9 @@ class SmtEncoder:
     def _date_arith(
         self, e: BinOp, bound: Mapping[str, tuple[str, Ty]], lt: Ty, rt: Ty
     ) -> SmtTerm:
-        a = self._enc(e.left, bound, None)
-        b = self._enc(e.right, bound, None)
+        a = self._enc(e.left, bound, DATE if isinstance(lt, TDate) else INT)
+        b = self._enc(e.right, bound, DATE if isinstance(rt, TDate) else INT)
+        lt, rt = a.ty, b.ty
         defined = _and(a.defined, b.defined)
         if e.op == "-" and isinstance(lt, TDate) and isinstance(rt, TDate):
             return SmtTerm(defined, f"(- {a.value} {b.value})", INT)
@@ -868,8 +894,8 @@ class SmtEncoder:
     def _enc_boolop(
         self, e: BoolOp, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
     ) -> SmtTerm:
-        a = self._enc(e.left, bound, None)
-        b = self._enc(e.right, bound, None)
+        a = self._enc(e.left, bound, BOOL)
+        b = self._enc(e.right, bound, BOOL)
         if e.op == "and":
             return SmtTerm(
                 _and(a.defined, _or(_not(a.value), b.defined)), _and(a.value, b.value), BOOL
@@ -886,7 +912,9 @@ class SmtEncoder:
         ty = _join(self.type_of(e.then, bound), self.type_of(e.orelse, bound))
         if want is not None:
             ty = _join(ty, want)
-        c = self._enc(e.cond, bound, None)
+        if isinstance(ty, TAny):
+            ty = INT
+        c = self._enc(e.cond, bound, BOOL)
         a = self._enc(e.then, bound, ty)
         b = self._enc(e.orelse, bound, ty)
         self._note_type(ty)
@@ -928,6 +956,8 @@ class SmtEncoder:
         lt = self.type_of(left, bound)
         rt = self.type_of(right, bound)
         ty = _join(lt, rt)
+        if isinstance(ty, TAny):
+            ty = INT
         self._note_type(ty)
         a = self._enc(left, bound, ty)
         b = self._enc(right, bound, ty)
@@ -965,13 +995,19 @@ class SmtEncoder:
                 raise EncodingError(f"{x.ty.show()} in LO..HI")
             return x.defined, _and(lo.defined, hi.defined), v
         rt = self.type_of(right, bound)
+        if isinstance(rt, TAny):
+            # an element of [] as the container: its sort follows the left side
+            lt = self.type_of(left, bound)
+            rt = STR if isinstance(lt, TStr) else TList(INT if isinstance(lt, TAny) else lt)
         if isinstance(rt, TStr):
-            a = self._enc(left, bound, None)
-            b = self._enc(right, bound, None)
+            a = self._enc(left, bound, STR)
+            b = self._enc(right, bound, STR)
             return a.defined, b.defined, f"(str.contains {b.value} {a.value})"
         if isinstance(rt, TList):
             lt = self.type_of(left, bound)
             elem = _join(rt.elem, lt)
+            if isinstance(elem, TAny):
+                elem = INT
             if isinstance(elem, TReal) and isinstance(_plain(rt.elem), TInt):
                 # a real in a list of ints: only an integral value can be an element
                 a = self._enc(left, bound, None)
@@ -987,7 +1023,10 @@ class SmtEncoder:
     def _enc_index(
         self, e: Index, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
     ) -> SmtTerm:
-        b = self._enc(e.base, bound, None)
+        bt = self.type_of(e.base, bound)
+        if isinstance(bt, TList) and isinstance(bt.elem, TAny):
+            bt = TList(INT if want is None else _plain(want))
+        b = self._enc(e.base, bound, bt)
         i = self._enc(e.index, bound, INT)
         if isinstance(b.ty, TList):
             length, value, ty = f"(seq.len {b.value})", f"(seq.nth {b.value} {i.value})", b.ty.elem
@@ -1007,7 +1046,7 @@ class SmtEncoder:
         hi = self._enc(e.hi, bound, INT)
         var = symbol(e.var)
         inner = {**bound, e.var: (var, INT)}
-        body = self._enc(e.body, inner, None)
+        body = self._enc(e.body, inner, BOOL)
         in_range = f"(and (<= {lo.value} {var}) (<= {var} {hi.value}))"
         if e.quantifier == "forall":
             value = f"(forall (({var} Int)) {_implies(in_range, body.value)})"
@@ -1016,7 +1055,7 @@ class SmtEncoder:
         defined = _and(lo.defined, hi.defined)
         if body.defined != "true":
             j = self._fresh_symbol(e.var)
-            body_j = self._enc(e.body, {**bound, e.var: (j, INT)}, None)
+            body_j = self._enc(e.body, {**bound, e.var: (j, INT)}, BOOL)
             stop = _not(body_j.value) if e.quantifier == "forall" else body_j.value
             earlier = f"(and (<= {lo.value} {j}) (< {j} {var}))"
             guard = (
@@ -1029,16 +1068,19 @@ class SmtEncoder:
     def _enc_gen(
         self, e: Generator, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
     ) -> SmtTerm:
+        if isinstance(self.type_of(e.iterable, bound), TAny):
+            return SmtTerm("false", "false", BOOL)
         xs = self._enc(e.iterable, bound, None)
         if not isinstance(xs.ty, TList):
             raise EncodingError(f"{e.func}() over a {xs.ty.show()}")
         elem = _plain(xs.ty.elem)
         if isinstance(elem, TAny):
-            elem = INT
+            # only [] has elements of type any: the body is never evaluated
+            return SmtTerm(xs.defined, "true" if e.func == "all" else "false", BOOL)
         k = self._fresh_symbol("k")
         var = symbol(e.var)
         inner = {**bound, e.var: (var, elem)}
-        body = self._enc(e.body, inner, None)
+        body = self._enc(e.body, inner, BOOL)
 
         def at(index: str, term: str) -> str:
             return f"(let (({var} (seq.nth {xs.value} {index}))) {term})"
@@ -1072,13 +1114,22 @@ class SmtEncoder:
         handler = _BUILTIN_CALLS.get(f)
         if handler is None:
             raise EncodingError(f"the function {f}() has no SMT-LIB encoding here")
+        if any(isinstance(self.type_of(a, bound), TAny) for a in e.args):
+            # every argument is evaluated, and an element of [] never is defined
+            ty = self._call_type(e, bound)
+            if isinstance(ty, TAny):
+                ty = INT if want is None or isinstance(_plain(want), TAny) else _plain(want)
+            self._note_type(ty)
+            return SmtTerm("false", self._default(ty), ty)
         arity = _ARITY[f]
         if not (arity[0] <= len(e.args) <= arity[1]):
             raise EncodingError(f"{f}() called with {len(e.args)} arguments")
-        result: SmtTerm = getattr(self, handler)(e, bound)
+        result: SmtTerm = getattr(self, handler)(e, bound, want)
         return result
 
-    def _call_len(self, e: Call, bound: Mapping[str, tuple[str, Ty]]) -> SmtTerm:
+    def _call_len(
+        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
+    ) -> SmtTerm:
         a = self._enc(e.args[0], bound, None)
         if isinstance(a.ty, TStr):
             return SmtTerm(a.defined, f"(str.len {a.value})", INT)
@@ -1086,18 +1137,25 @@ class SmtEncoder:
             return SmtTerm(a.defined, f"(seq.len {a.value})", INT)
         raise EncodingError(f"len() of a {a.ty.show()}")
 
-    def _call_abs(self, e: Call, bound: Mapping[str, tuple[str, Ty]]) -> SmtTerm:
-        a = self._enc(e.args[0], bound, None)
+    def _call_abs(
+        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
+    ) -> SmtTerm:
+        a = self._enc(e.args[0], bound, want if want is not None else None)
         if isinstance(a.ty, TInt):
             return SmtTerm(a.defined, f"(abs {a.value})", INT)
         if isinstance(a.ty, TReal):
             return SmtTerm(a.defined, f"(ite (< {a.value} 0.0) (- {a.value}) {a.value})", REAL)
         raise EncodingError(f"abs() of a {a.ty.show()}")
 
-    def _call_extreme(self, e: Call, bound: Mapping[str, tuple[str, Ty]]) -> SmtTerm:
+    def _call_extreme(
+        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
+    ) -> SmtTerm:
         largest = e.func == "max"
         if len(e.args) == 1:
-            xs = self._enc(e.args[0], bound, None)
+            xt = self.type_of(e.args[0], bound)
+            if isinstance(xt, TList) and isinstance(xt.elem, TAny):
+                xt = TList(INT if want is None else _plain(want))
+            xs = self._enc(e.args[0], bound, xt)
             if not isinstance(xs.ty, TList):
                 raise EncodingError(f"{e.func}() of a {xs.ty.show()}")
             elem = _plain(xs.ty.elem)
@@ -1106,6 +1164,8 @@ class SmtEncoder:
             defined = _and(xs.defined, f"(> (seq.len {xs.value}) 0)")
             return SmtTerm(defined, f"(|py.{e.func}.{_sort_tag(sort)}| {xs.value})", elem)
         ty = self._call_type(e, bound)
+        if isinstance(ty, TAny):
+            ty = INT if want is None else _plain(want)
         sort = self._ordered_sort(ty)
         args = [self._enc(a, bound, ty) for a in e.args]
         acc = args[0].value
@@ -1115,12 +1175,17 @@ class SmtEncoder:
             acc = f"(ite {better} {a.value} {acc})"
         return SmtTerm(_and(*(a.defined for a in args)), acc, ty)
 
+    def _is_any(self, e: Expr, bound: Mapping[str, tuple[str, Ty]]) -> bool:
+        return isinstance(self.type_of(e, bound), TAny)
+
     def _ordered_sort(self, ty: Ty) -> str:
         if isinstance(ty, (TInt, TReal, TDate, TStr)):
             return sort_of(ty)
         raise EncodingError(f"ordering values of type {ty.show()} has no SMT-LIB encoding")
 
-    def _call_sum(self, e: Call, bound: Mapping[str, tuple[str, Ty]]) -> SmtTerm:
+    def _call_sum(
+        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
+    ) -> SmtTerm:
         xs = self._enc(e.args[0], bound, None)
         if not isinstance(xs.ty, TList):
             raise EncodingError(f"sum() of a {xs.ty.show()}")
@@ -1133,23 +1198,29 @@ class SmtEncoder:
         self.aux.add(("sum", sort))
         return SmtTerm(xs.defined, f"(|py.sum.{sort}| {xs.value})", elem)
 
-    def _call_int(self, e: Call, bound: Mapping[str, tuple[str, Ty]]) -> SmtTerm:
-        s = self._enc(e.args[0], bound, None)
+    def _call_int(
+        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
+    ) -> SmtTerm:
+        s = self._enc(e.args[0], bound, STR)
         if not isinstance(s.ty, TStr):
             raise EncodingError(f"int() of a {s.ty.show()}")
         defined = _and(s.defined, f"(str.in_re {s.value} {_DIGITS})")
         return SmtTerm(defined, f"(str.to_int {s.value})", INT)
 
-    def _call_str(self, e: Call, bound: Mapping[str, tuple[str, Ty]]) -> SmtTerm:
-        n = self._enc(e.args[0], bound, None)
+    def _call_str(
+        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
+    ) -> SmtTerm:
+        n = self._enc(e.args[0], bound, INT if self._is_any(e.args[0], bound) else None)
         if not isinstance(n.ty, TInt):
             raise EncodingError(f"str() of a {n.ty.show()} has no SMT-LIB encoding")
         v = n.value
         value = f'(ite (>= {v} 0) (str.from_int {v}) (str.++ "-" (str.from_int (- {v}))))'
         return SmtTerm(n.defined, value, STR)
 
-    def _call_matches(self, e: Call, bound: Mapping[str, tuple[str, Ty]]) -> SmtTerm:
-        s = self._enc(e.args[0], bound, None)
+    def _call_matches(
+        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
+    ) -> SmtTerm:
+        s = self._enc(e.args[0], bound, STR)
         pattern = e.args[1]
         if not isinstance(pattern, StrLit):
             raise EncodingError("matches() needs a literal pattern")
@@ -1159,9 +1230,11 @@ class SmtEncoder:
             raise EncodingError(f"bad pattern {pattern.value!r}: {err}") from None
         return SmtTerm(s.defined, f"(str.in_re {s.value} {regex_term(tree)})", BOOL)
 
-    def _call_string_test(self, e: Call, bound: Mapping[str, tuple[str, Ty]]) -> SmtTerm:
-        s = self._enc(e.args[0], bound, None)
-        p = self._enc(e.args[1], bound, None)
+    def _call_string_test(
+        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
+    ) -> SmtTerm:
+        s = self._enc(e.args[0], bound, STR)
+        p = self._enc(e.args[1], bound, STR)
         if not (isinstance(s.ty, TStr) and isinstance(p.ty, TStr)):
             raise EncodingError(f"{e.func}() of non-strings")
         defined = _and(s.defined, p.defined)
@@ -1169,7 +1242,9 @@ class SmtEncoder:
             return SmtTerm(defined, f"(str.contains {s.value} {p.value})", BOOL)
         return SmtTerm(defined, f"({_STRING_TESTS[e.func]} {p.value} {s.value})", BOOL)
 
-    def _call_occurrences(self, e: Call, bound: Mapping[str, tuple[str, Ty]]) -> SmtTerm:
+    def _call_occurrences(
+        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
+    ) -> SmtTerm:
         xs_t = self.type_of(e.args[0], bound)
         x_t = self.type_of(e.args[1], bound)
         if not isinstance(xs_t, TList):
@@ -1188,8 +1263,10 @@ class SmtEncoder:
             INT,
         )
 
-    def _call_sorted(self, e: Call, bound: Mapping[str, tuple[str, Ty]]) -> SmtTerm:
-        xs = self._enc(e.args[0], bound, None)
+    def _call_sorted(
+        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
+    ) -> SmtTerm:
+        xs = self._enc(e.args[0], bound, want)
         if not isinstance(xs.ty, TList):
             raise EncodingError(f"sorted() of a {xs.ty.show()}")
         elem = _plain(xs.ty.elem)
@@ -1243,6 +1320,8 @@ class SmtEncoder:
             out |= {f"{name}.{m}" for m in self._enum(name).members}
         return out
 
+
+_MAY_BE_ANY: Final = frozenset({"binop", "unary", "if", "index", "call"})
 
 _BUILTIN_CALLS: Final = {
     "len": "_call_len",

@@ -522,8 +522,8 @@ def _spec(node: RNode) -> tuple[str, int]:
         text, strength = _spec(node.node)
         if strength < 2 or text == "":
             text = f"({text})"
-        lo, hi = node.min, node.max
-        q = f"{{{lo},}}" if hi is None else (f"{{{lo}}}" if lo == hi else f"{{{lo},{hi}}}")
+        m, n = node.min, node.max
+        q = f"{{{m},}}" if n is None else (f"{{{m}}}" if m == n else f"{{{m},{n}}}")
         return (text + q, 1)
     raise TypeError(f"not a regex node: {node!r}")
 

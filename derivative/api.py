@@ -39,7 +39,7 @@ from derivative._ast import (
     TypeRef,
 )
 from derivative._canon import contract_identity
-from derivative._errors import SourcePos, SpecError, UsageError
+from derivative._errors import UsageError
 
 if TYPE_CHECKING:
     from derivative._typecheck import TypeInfo
@@ -100,31 +100,12 @@ def _check_readable(path: SpecPath) -> None:
         raise UsageError(f"{shown} is a directory; give the .req files of the requirement set")
 
 
-def _reading_errors_as_spec_errors(paths: list[SpecPath], read: Callable[[], Contract]) -> Contract:
-    """Run the parser; an OS-level read failure still becomes a DerivativeError.
-
-    The parser is meant to raise ``SpecError`` for everything a user can get wrong;
-    this is the net under it for failures of the file system itself (permissions,
-    undecodable bytes), so that no traceback ever reaches a user for bad input.
-    """
-    try:
-        return read()
-    except UnicodeDecodeError as exc:
-        raise SpecError(
-            f"the file is not valid UTF-8 ({exc.reason} at byte {exc.start})",
-            SourcePos(os.fspath(paths[0]), 1, 1),
-            hint="spec files are UTF-8 text; re-save it with that encoding",
-        ) from exc
-    except OSError as exc:
-        where = exc.filename if exc.filename is not None else os.fspath(paths[0])
-        raise UsageError(f"cannot read {where}: {exc.strerror or exc}") from exc
-
-
 def load(paths: Sequence[SpecPath] | SpecPath) -> LoadedContract:
     """Parse the files of one requirement set (resolving ``use``) and type-check it.
 
-    Raises ``UsageError`` for a missing file, ``SpecError``/``SpecErrors`` for anything
-    wrong inside the spec; never another exception for bad input.
+    Raises ``UsageError`` for a missing or unreadable file, ``SpecError``/``SpecErrors``
+    for anything wrong inside a file (the parser also turns undecodable bytes into a
+    ``SpecError``); never another exception for bad input.
     """
     path_list = _as_path_list(paths)
     if not path_list:
@@ -134,8 +115,7 @@ def load(paths: Sequence[SpecPath] | SpecPath) -> LoadedContract:
 
     from derivative import grammar
 
-    contract = _reading_errors_as_spec_errors(path_list, lambda: grammar.load(path_list))
-    return _checked(contract)
+    return _checked(grammar.load(path_list))
 
 
 def parse_text(text: str, file: str = "<string>") -> LoadedContract:

@@ -135,7 +135,7 @@ EXAMPLES: tuple[Example, ...] = (
     Example(
         None,
         "a range is written `int in LO..HI`",
-        ("param x: int in 0...5\n", "param x: int in 0..\n", "param x: int in 0 to 5\n"),
+        ("param x: int in 0..\n", "param x: int in 0 to 5\n", "param x: int in 0\n"),
     ),
     Example(
         "missing `then`",
@@ -258,9 +258,9 @@ _TERMINAL_TEXT = {
     "SCINUM": "a number",
     "STRING": "a string",
     "TAGWORD": "a tag value",
-    "_NL": "the end of the line",
-    "_INDENT": "an indented block",
-    "_DEDENT": "the end of the block",
+    "NL": "the end of the line",
+    "INDENT": "an indented block",
+    "DEDENT": "the end of the block",
     "EQ": "`==`",
     "NE": "`!=`",
     "LE": "`<=`",
@@ -292,11 +292,11 @@ def describe_token(tok: Any) -> str:
     t = tok.type
     if t == "$END":
         return "end of file"
-    if t == "_NL":
+    if t == "NL":
         return "end of line"
-    if t == "_INDENT":
+    if t == "INDENT":
         return "indentation"
-    if t == "_DEDENT":
+    if t == "DEDENT":
         return "end of the indented block"
     if t in KEYWORD_TYPES.values():
         return f"keyword `{tok.value}`"
@@ -367,7 +367,7 @@ def _by_rule(tok: Any, expected: frozenset[str]) -> tuple[str | None, str | None
             "a Python-style conditional `X if C else Y` is not part of the language",
             "write `if C then X else Y`",
         )
-    if t == "_INDENT":
+    if t == "INDENT":
         return ("unexpected indentation", "only the clauses of a function, system or "
                 "operation are indented")
     if t == "SCINUM":
@@ -387,16 +387,52 @@ def _by_rule(tok: Any, expected: frozenset[str]) -> tuple[str | None, str | None
     return (None, None)
 
 
+_OPERAND_TOKENS = frozenset(
+    {"NAME", "INT", "DECIMAL", "STRING", "TRUE", "FALSE", "RESULT", "RPAR", "RSQB", "DOT"}
+)
+_OPERATOR_TOKENS = frozenset(_BINARY - {"LSQB"} | {"DOTDOT"})
+
+# The innermost unfinished construct, from the tokens still on the parser's stack.
+_OPEN_CONSTRUCTS: dict[str, tuple[str | None, str, frozenset[str]]] = {
+    "IF": ("missing `then`", "a conditional is written `if C then A else B`",
+           frozenset({"THEN"})),
+    "THEN": ("missing `else`", "a conditional always has both branches: `if C then A else B`",
+             frozenset({"ELSE"})),
+    "WHEN": (None, "`when C, S` needs a comma after the condition C", frozenset({"COMMA"})),
+    "FORALL": (None, "a quantifier reads `forall i in LO..HI: CONDITION`", frozenset()),
+    "EXISTS": (None, "a quantifier reads `exists i in LO..HI: CONDITION`", frozenset()),
+}
+
+
+def _open_construct(values: list[Any], tok: Any) -> tuple[str | None, str | None]:
+    """A hint from the innermost keyword construct that the error leaves unfinished."""
+    for v in reversed(values):
+        t = getattr(v, "type", None)
+        if t is None or t in _OPERAND_TOKENS or t in _OPERATOR_TOKENS:
+            continue
+        entry = _OPEN_CONSTRUCTS.get(t)
+        if entry is None or tok.type in entry[2]:
+            return (None, None)
+        return (entry[0], entry[1])
+    return (None, None)
+
+
 def describe_unexpected(
     tok: Any,
     state: int,
     expected: frozenset[str],
     brackets: list[tuple[str, int, int]],
     failure_point: FailurePoint,
+    values: list[Any] | None = None,
 ) -> tuple[str, str | None]:
-    """Message and hint for a parse error at ``tok`` in parser state ``state``."""
+    """Message and hint for a parse error at ``tok`` in parser state ``state``.
+
+    ``values`` is the parser's value stack (tokens and built nodes) at the error.
+    """
     generic = f"unexpected {describe_token(tok)}{_expected_str(set(expected))}"
     message, hint = _by_rule(tok, expected)
+    if message is None and hint is None and values:
+        message, hint = _open_construct(values, tok)
     if message is None and hint is None:
         ex = example_table(failure_point).match(state, tok.type)
         if ex is not None:

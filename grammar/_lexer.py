@@ -1,8 +1,8 @@
 """The token stream of the requirement language.
 
 One compiled regular expression scans the text; a small loop around it adds
-what a context-free grammar cannot say: the layout tokens (``_NL`` at the end of
-every logical line, ``_INDENT``/``_DEDENT`` for blocks, no newlines inside
+what a context-free grammar cannot say: the layout tokens (``NL`` at the end of
+every logical line, ``INDENT``/``DEDENT`` for blocks, no newlines inside
 brackets), reserved words as their own terminals, and tag values (``ticket-118``,
 ``v2.1``) lexed as ``TAGWORD`` only where the parser state accepts one.  This is
 faster than Lark's own lexer plus an indentation post-lexer (measured by
@@ -21,13 +21,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from lark.lexer import Lexer, LexerState
+from lark.utils import TextSlice
 
 # Reserved words (LANGUAGE.md §2) and `for` (generator expressions).
 RESERVED: frozenset[str] = frozenset(
-    """spec version use enum exception const param requirement function system operation
-    invariant requires ensures raises when example bind to from forall exists in if then else
-    and or not implies iff true false none result shall be at least most more less than
-    between never count where per matching tolerance for""".split()
+    (
+        "spec", "version", "use", "enum", "exception", "const", "param", "requirement",
+        "function", "system", "operation", "invariant", "requires", "ensures", "raises", "when",
+        "example", "bind", "to", "from", "forall", "exists", "in", "if", "then", "else", "and",
+        "or", "not", "implies", "iff", "true", "false", "none", "result", "shall", "be", "at",
+        "least", "most", "more", "less", "than", "between", "never", "count", "where", "per",
+        "matching", "tolerance", "for",
+    )
 )
 
 KEYWORD_TYPES: dict[str, str] = {w: w.upper() for w in RESERVED}
@@ -79,6 +84,7 @@ _MASTER = re.compile(
 )
 _INDENT_RE = re.compile(r"[ \t\f]*")
 _TAGWORD_RE = re.compile(r"[ ]*([A-Za-z0-9_][A-Za-z0-9_.\-]*)")
+_DOT_OR_DIGIT = frozenset(".0123456789")
 _NUMBER_OK = re.compile(r"[0-9]+(?:_[0-9]+)*")
 
 _BAD_OPERATORS = {
@@ -184,6 +190,7 @@ def tokenize(
         if at_bol:
             at_bol = False
             m = _INDENT_RE.match(text, pos)
+            assert m is not None  # the pattern matches the empty string
             end = m.end()
             c = text[end] if end < n else ""
             if c in ("\n", "\r", "#", ""):
@@ -202,11 +209,11 @@ def tokenize(
             col = width + 1
             if width > indents[-1]:
                 indents.append(width)
-                yield new("_INDENT", ind, end, line, col)
+                yield new("INDENT", ind, end, line, col)
             elif width < indents[-1]:
                 while width < indents[-1]:
                     indents.pop()
-                    yield new("_DEDENT", "", end, line, col)
+                    yield new("DEDENT", "", end, line, col)
                 if width != indents[-1]:
                     raise LexError(
                         "unindent does not match any outer indentation level",
@@ -219,12 +226,12 @@ def tokenize(
         m = master(text, pos)
         if m is None:  # only spaces remain
             break
-        kind = m.lastgroup
+        kind = m.lastgroup or ""
         end = m.end()
         if kind == "nl":
             if not brackets:
                 if line_has_tokens:
-                    yield new("_NL", "\n", end - 1, line, end - line_start)
+                    yield new("NL", "\n", end - 1, line, end - line_start)
                     line_has_tokens = False
                 at_bol = True
             line += 1
@@ -282,7 +289,7 @@ def tokenize(
             yield new("STRING", value, pos, line, col)
         elif kind == "num":
             ttype = _check_number(value, line, col)
-            if end < n and text[end] == "." and (end + 1 >= n or text[end + 1] not in ".0123456789"):
+            if end < n and text[end] == "." and text[end + 1 : end + 2] not in _DOT_OR_DIGIT:
                 raise LexError(
                     "a decimal literal needs digits on both sides of the point",
                     line,
@@ -325,10 +332,10 @@ def tokenize(
         )
     col = pos - line_start + 1
     if line_has_tokens:
-        yield new("_NL", "", pos, line, col)
+        yield new("NL", "", pos, line, col)
     while len(indents) > 1:
         indents.pop()
-        yield new("_DEDENT", "", pos, line, col)
+        yield new("DEDENT", "", pos, line, col)
 
 
 class SpecLexer(Lexer):
@@ -343,7 +350,7 @@ class SpecLexer(Lexer):
 
     def lex(self, lexer_state: LexerState, parser_state: Any) -> Iterator[Any]:
         text = lexer_state.text
-        source: str = getattr(text, "text", text)
+        source: str = text.text if isinstance(text, TextSlice) else text
         self.brackets = []
         return tokenize(
             source, parser_state.state_stack, parser_state.parse_conf.states, self.brackets

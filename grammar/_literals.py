@@ -99,8 +99,8 @@ def decode_string(token: str) -> str:
             raise LiteralError(
                 f"invalid escape sequence '{shown}' in a string",
                 start + m.start(),
-                "for a regular expression write a raw string, e.g. r\"[0-9]\\d*\"; "
-                "for a backslash write \\\\",
+                f"to keep the backslash (as a regular expression needs), write the raw "
+                f"string r{token}; or double the backslash: \\\\{bad}",
             )
     out.append(body[pos:])
     value = "".join(out)

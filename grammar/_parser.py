@@ -26,6 +26,15 @@ from derivative.grammar._transform import ParsedFile, SpecTransformer
 
 _LOCK = threading.RLock()
 
+_STATEMENT_STARTS = frozenset(
+    {
+        "REQUIREMENT", "FUNCTION", "SYSTEM", "PARAM", "CONST", "ENUM", "EXCEPTION", "BIND",
+        "USE", "TOLERANCE", "REQUIRES", "ENSURES", "RAISES", "EXAMPLE", "OPERATION",
+        "INVARIANT", "SPEC",
+    }
+)
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+
 
 def grammar_text() -> str:
     """The text of ``requirements.lark`` (shipped as package data)."""
@@ -39,11 +48,14 @@ def grammar_text() -> str:
 class ParseFailure(Exception):
     """The driver met a token no action exists for (state and expected terminals)."""
 
-    def __init__(self, token: Any, state: int, expected: frozenset[str]) -> None:
+    def __init__(
+        self, token: Any, state: int, expected: frozenset[str], values: list[Any]
+    ) -> None:
         super().__init__(f"unexpected {token!r}")
         self.token = token
         self.state = state
         self.expected = expected
+        self.values = values
 
 
 class _Front:
@@ -106,6 +118,18 @@ class _Front:
             )
             for s, acts in self.actions.items()
         }
+        #: memo of unit-reduction runs: (state below, top state, lookahead) -> new top
+        self.chains: dict[tuple[int, int, str], int] = {}
+
+    def _unit_chain(self, below: int, rule: int, lookahead: str) -> int:
+        """The top state after consecutive unit reductions starting with ``rule``."""
+        actions = self.actions
+        while True:
+            top = actions[below][self.rule_origin[rule]]
+            a = actions[top].get(lookahead)
+            if a is None or a >= 0 or self.rule_callback[~a] is not None:
+                return top
+            rule = ~a
 
     def run(self, text: str, brackets: list[tuple[str, int, int]] | None = None) -> Any:
         """Parse ``text`` with the driver; raises ParseFailure, LexError or SpecError."""
@@ -113,33 +137,46 @@ class _Front:
         sizes = self.rule_size
         origins = self.rule_origin
         callbacks = self.rule_callback
+        chains = self.chains
         ss: list[int] = [self.start_state]
         vs: list[Any] = []
+        push_state = ss.append
+        push_value = vs.append
         token: Any = None
-        for token in tokenize(text, ss, self.actions, brackets):
+        for token in tokenize(text, ss, actions, brackets):
             t = token.type
             while True:
                 a = actions[ss[-1]].get(t)
                 if a is None:
-                    raise ParseFailure(token, ss[-1], self.expected[ss[-1]])
+                    raise ParseFailure(token, ss[-1], self.expected[ss[-1]], vs)
                 if a >= 0:
-                    ss.append(a)
-                    vs.append(token)
+                    push_state(a)
+                    push_value(token)
                     break
                 r = ~a
                 cb = callbacks[r]
                 if cb is None:
-                    ss[-1] = actions[ss[-2]][origins[r]]
+                    # A run of unit reductions only replaces the top state, and where
+                    # it ends depends on (state below, top state, lookahead) alone.
+                    key = (ss[-2], ss[-1], t)
+                    top = chains.get(key)
+                    if top is None:
+                        top = chains[key] = self._unit_chain(ss[-2], r, t)
+                    ss[-1] = top
                     continue
                 size = sizes[r]
+                if size == 1:
+                    vs[-1] = cb([vs[-1]])
+                    ss[-1] = actions[ss[-2]][origins[r]]
+                    continue
                 if size:
                     children = vs[-size:]
                     del vs[-size:]
                     del ss[-size:]
                 else:
                     children = []
-                vs.append(cb(children))
-                ss.append(actions[ss[-1]][origins[r]])
+                push_value(cb(children))
+                push_state(actions[ss[-1]][origins[r]])
         end = Tok("$END", "", 0, 1, 1)
         if token is not None:
             end = Tok("$END", "", token.start_pos, token.line, token.column)
@@ -147,7 +184,7 @@ class _Front:
         while True:
             a = actions[ss[-1]].get("$END")
             if a is None:
-                raise ParseFailure(end, ss[-1], self.expected[ss[-1]])
+                raise ParseFailure(end, ss[-1], self.expected[ss[-1]], vs)
             r = ~a
             cb = callbacks[r]
             size = sizes[r]
@@ -208,8 +245,18 @@ def parse_source(text: str, file: str) -> ParsedFile:
                 exc.message, pos_in(text, file, exc.line, exc.column), hint=exc.hint
             ) from None
         except ParseFailure as exc:
+            tok = exc.token
+            if brackets and tok.type in _STATEMENT_STARTS and tok.line > brackets[-1][1]:
+                # A declaration keyword inside brackets: the bracket is the mistake.
+                opening, oline, ocol = brackets[-1]
+                raise SpecError(
+                    f"'{opening}' was never closed",
+                    pos_in(text, file, oline, ocol),
+                    hint=f"add the matching '{_CLOSING[opening]}' (line {tok.line} starts "
+                    f"a new `{tok.value}` while it is still open)",
+                ) from None
             message, hint = describe_unexpected(
-                exc.token, exc.state, exc.expected, brackets, _failure_point
+                exc.token, exc.state, exc.expected, brackets, _failure_point, exc.values
             )
             line = exc.token.line or 1
             column = exc.token.column or 1

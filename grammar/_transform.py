@@ -18,11 +18,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from derivative.grammar._lexer import LexError, Tok
-
 from derivative._ast import (
-    BinOp,
     BindDecl,
+    BinOp,
     BoolLit,
     BoolOp,
     BoolType,
@@ -47,8 +45,8 @@ from derivative._ast import (
     NamedType,
     NoneType_,
     OperationDecl,
-    Parameter,
     ParamDecl,
+    Parameter,
     Quantifier,
     Range,
     RealLit,
@@ -59,6 +57,7 @@ from derivative._ast import (
     SystemDecl,
     Unary,
 )
+from derivative.grammar._lexer import LexError, Tok
 from derivative.grammar._literals import (
     LiteralError,
     check_date,
@@ -175,7 +174,7 @@ class SpecTransformer:
         tolerance: ToleranceLine | None = None
         decls: list[Any] = []
         clauses: list[Clause] = []
-        for item in c[1:]:
+        for item in c[1] + c[2]:
             t = type(item)
             if t is Clause:
                 clauses.append(item)
@@ -199,12 +198,21 @@ class SpecTransformer:
             cl.file = file
         return ParsedFile(file, header, uses, tolerance, decls, clauses)
 
+    def preambles(self, c: list[Any]) -> list[Any]:
+        if not c:
+            return []
+        items: list[Any] = c[0]
+        items.append(c[1])
+        return items
+
+    declarations = preambles
+
     def header(self, c: list[Any]) -> Header:
         version = c[3]
         value = int(version.value.replace("_", ""))
         if value < 1:
             raise _err("the version must be a positive integer", version)
-        description = _string(c[4]) if len(c) > 4 else None
+        description = _string(c[5]) if len(c) > 5 else None
         return Header(c[1].value, value, description, c[1].line, c[1].column)
 
     def use_line(self, c: list[Any]) -> UseLine:
@@ -240,7 +248,7 @@ class SpecTransformer:
 
     def exception_decl(self, c: list[Any]) -> ExceptionDecl:
         name = c[1]
-        base = c[3].value if len(c) > 2 else "Exception"
+        base = c[3].value if len(c) > 3 else "Exception"
         return ExceptionDecl(
             name=name.value, base=base, file=self.file, line=name.line, column=name.column
         )
@@ -369,7 +377,7 @@ class SpecTransformer:
         return params
 
     def clauses(self, c: list[Any]) -> list[Clause]:
-        return c
+        return c[1:-1]
 
     def function_decl(self, c: list[Any]) -> tuple[FunctionDecl, list[Clause]]:
         name = c[1]
@@ -397,13 +405,13 @@ class SpecTransformer:
             line=name.line,
             column=name.column,
         )
-        clauses: list[Clause] = c[7] if len(c) > 7 else []
+        clauses: list[Clause] = c[8] if len(c) > 8 else []
         for cl in clauses:
             cl.owner = name.value
         return (decl, clauses)
 
     def operation(self, c: list[Any]) -> _OperationParts:
-        return _OperationParts(c[1], c[3], c[6], c[7] if len(c) > 7 else [])
+        return _OperationParts(c[1], c[3], c[6], c[8] if len(c) > 8 else [])
 
     def invariant(self, c: list[Any]) -> Clause:
         kw = c[0]
@@ -573,10 +581,20 @@ class SpecTransformer:
     def comp_op(self, c: list[Any]) -> str:
         return "not in" if len(c) == 2 else str(c[0].value)
 
+    def chain(self, c: list[Any]) -> list[Any]:
+        """``a op b op c ...`` collected flat (left recursion appends in place)."""
+        if type(c[0]) is list:
+            items: list[Any] = c[0]
+            items.append(c[1])
+            items.append(c[2])
+            return items
+        return c
+
     def compare(self, c: list[Any]) -> Compare:
-        first = c[0]
-        ops = tuple(c[1::2])
-        operands = tuple(c[0::2])
+        items = c[0]
+        first = items[0]
+        ops = tuple(items[1::2])
+        operands = tuple(items[0::2])
         for op, rhs in zip(ops, operands[1:], strict=True):
             if type(rhs) is Range and op not in ("in", "not in"):
                 raise LexError(

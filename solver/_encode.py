@@ -98,6 +98,9 @@ EXPAND_LIMIT = 64
 
 _TRUE = z3.BoolVal(True)
 
+EMPTY_ELEMENT = "an element of the empty list literal [] (always undefined, but of no known type)"
+"""Why ``[][i]`` and ``min([])`` are not encoded: they have no sort to encode them in."""
+
 
 # --------------------------------------------------------------------------- sorts
 
@@ -813,7 +816,7 @@ class Encoder(ExprVisitor[Term]):
             raise Unsupported("an index must be an integer")
         if isinstance(b.ty, TList):
             if b.value is None:
-                return Term(z3.IntVal(0), z3.BoolVal(False), TAny())
+                raise Unsupported(EMPTY_ELEMENT)
             ok = z3.And(i.value >= 0, i.value < z3.Length(b.value))
             return Term(b.value[i.value], conj(b.defined, i.defined, ok), b.ty.elem)
         if isinstance(b.ty, TStr):
@@ -854,7 +857,7 @@ class Encoder(ExprVisitor[Term]):
             if not isinstance(xs.ty, TList):
                 raise Unsupported(f"{kind} of {xs.ty.show()}")
             if xs.value is None or isinstance(xs.ty.elem, TAny):
-                return Term(z3.IntVal(0), z3.BoolVal(False), INT)  # min([]) raises
+                raise Unsupported(EMPTY_ELEMENT)
             elem = xs.ty.elem
             self._check_orderable(elem)
             f = recfun(kind, xs.value.sort(), sort_of(elem))

@@ -160,7 +160,9 @@ def values_of(ty: Ty, *, floats: bool = False) -> st.SearchStrategy[Value]:
     if isinstance(ty, TInt):
         if ty.lo is not None or ty.hi is not None:
             return st.integers(ty.lo, ty.hi)
-        return st.one_of(st.integers(-30, 30), st.integers(-(10**20), 10**20))
+        return st.one_of(
+            st.integers(-4, 4), st.integers(-30, 30), st.integers(-(10**20), 10**20)
+        )
     if isinstance(ty, TBool):
         return st.booleans()
     if isinstance(ty, TReal):
@@ -272,7 +274,7 @@ class _Builder:
         d = self.draw
         out: list[_Option] = []
         if ty == INT:
-            out.append(("", lambda: IntLit(value=d(st.integers(0, 12)))))
+            out.append(("", lambda: _lit_int(d(st.integers(-3, 12)))))
         elif ty == BOOL:
             out.append(("", lambda: BoolLit(value=d(st.booleans()))))
         elif ty == REAL:
@@ -470,7 +472,11 @@ class _Builder:
         return BinOp(op="-", left=length, right=IntLit(value=1))
 
     def binder(self, fresh: tuple[str, str], ty: Ty, vars: Mapping[str, Ty]) -> str:
-        return self.draw(st.sampled_from([*fresh, *self.names(ty, vars)]))
+        """A fresh name or, as often, one already visible with the same type (shadowing)."""
+        names = self.names(ty, vars)
+        if names and self.draw(st.booleans()):
+            return self.draw(st.sampled_from(names))
+        return self.draw(st.sampled_from(fresh))
 
     def quant(self, vars: Mapping[str, Ty], depth: int) -> Expr:
         var = self.binder(("k", "m"), INT, vars)

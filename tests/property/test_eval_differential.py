@@ -279,3 +279,20 @@ def test_date_expressions_agree_with_python(pair: tuple[Expr, dict[str, object]]
 @given(exprs_with_envs(TList(INT), DEFAULT_VARS, depth=3))
 def test_list_expressions_agree_with_python(pair: tuple[Expr, dict[str, object]]) -> None:
     check(TList(INT), pair)
+
+
+CONTROL_VARS: dict[str, Ty] = {"i": INT, "j": INT, "p": BOOL, "s": STR, "xs": TList(INT)}
+CONTROL_ONLY = (
+    *("matches", "startswith", "endswith", "contains", "str", "sorted", "sum", "abs"),
+    *("min", "max", "occurrences", "dates", "reals", "enums", "mixed"),
+)
+
+
+@settings(max_examples=500)
+@given(exprs_with_envs(BOOL, CONTROL_VARS, depth=4, exclude=CONTROL_ONLY))
+def test_control_flow_and_undefinedness_agree_with_python(
+    pair: tuple[Expr, dict[str, object]],
+) -> None:
+    """Concentrates on what decides undefinedness: and/or/implies/iff, if, chains,
+    quantifiers, generators, //, %, indexing and int() over few names."""
+    check(BOOL, pair)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from derivative._regex import (
@@ -174,6 +174,7 @@ def _extend(inner: st.SearchStrategy[RNode]) -> st.SearchStrategy[RNode]:
     )
 
 
+MAX_EXAMPLES = 150
 regexes = st.recursive(leaves, _extend, max_leaves=8)
 strings = st.text(alphabet=st.sampled_from(ALPHABET), max_size=8)
 
@@ -181,6 +182,7 @@ strings = st.text(alphabet=st.sampled_from(ALPHABET), max_size=8)
 # --------------------------------------------------------------------------- properties
 
 
+@settings(max_examples=MAX_EXAMPLES)
 @given(regexes, st.lists(strings, min_size=1, max_size=6))
 def test_python_translation_agrees_with_reference(node: RNode, ss: list[str]) -> None:
     pattern = node_to_python(node)
@@ -188,6 +190,7 @@ def test_python_translation_agrees_with_reference(node: RNode, ss: list[str]) ->
         assert (re.fullmatch(pattern, s) is not None) == ref_fullmatch(node, s), (pattern, s)
 
 
+@settings(max_examples=MAX_EXAMPLES)
 @given(regexes, st.lists(strings, min_size=1, max_size=6))
 def test_fullmatch_on_spec_text_agrees_with_reference(node: RNode, ss: list[str]) -> None:
     text = to_spec(node)
@@ -198,6 +201,7 @@ def test_fullmatch_on_spec_text_agrees_with_reference(node: RNode, ss: list[str]
         assert ref_fullmatch(reparsed, s) == expected, (text, s)
 
 
+@settings(max_examples=MAX_EXAMPLES)
 @given(regexes, st.lists(strings, min_size=1, max_size=6))
 def test_spec_text_means_what_python_ascii_means(node: RNode, ss: list[str]) -> None:
     text = to_spec(node)
@@ -210,6 +214,7 @@ pattern_texts = st.text(
 )
 
 
+@settings(max_examples=MAX_EXAMPLES)
 @given(pattern_texts, st.lists(strings, max_size=4))
 def test_accepted_text_means_what_python_means(text: str, ss: list[str]) -> None:
     """Any text either parses or raises RegexError at an offset inside it; text that

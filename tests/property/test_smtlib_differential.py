@@ -59,7 +59,7 @@ def _check(expr: Expr, env: dict[str, Any]) -> None:
 @st.composite
 def _cases(draw: st.DrawFn) -> tuple[Expr, dict[str, Any]]:
     ty = draw(st.sampled_from(TYPES))
-    expr, env = draw(exprs_with_envs(ty, DEFAULT_VARS, depth=3, exclude=EXCLUDE))
+    expr, env = draw(exprs_with_envs(ty, DEFAULT_VARS, depth=int(__import__("os").environ.get("DEPTH", "3")), exclude=EXCLUDE))
     return expr, env
 
 

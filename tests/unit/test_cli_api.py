@@ -161,8 +161,9 @@ def test_obligations_carry_id_kind_owner_expr_place_text_tags(
 
 def test_document_round_trips_through_its_model(small: api.LoadedContract) -> None:
     model = api.contract_document(small)
-    again = api.ContractDocument.model_validate(model.model_dump(mode="json"))
-    assert again == model
+    dumped = model.model_dump(mode="json")
+    # Source positions inside `ast` are not serialised, so compare what is published.
+    assert api.ContractDocument.model_validate(dumped).model_dump(mode="json") == dumped
     for doc, ob in zip(model.obligations, small.obligations, strict=True):
         assert doc.ast == ob.expr
 

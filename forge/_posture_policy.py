@@ -1,0 +1,212 @@
+"""Posture policies as data: the JSON allow-lists the validator enforces.
+
+Every decision of the static posture validator that a reasonable operator might want
+to change lives in a policy file, not in code: which module roots may be imported and
+which of their names may be used, which builtins are refused and why, which dunder
+attributes are ordinary, which modules count as reflection or code generation, size
+limits.  The validator's code holds only the mechanisms.  Two policies ship in
+``forge/policies/``:
+
+- ``default`` permits ordinary business logic (math, re, datetime, decimal, collections,
+  dataclasses, enum, typing, json, threading locks, ...) and nothing that reaches the OS,
+  the network, the interpreter's internals or code generation;
+- ``permissive`` extends ``default`` with ``"enforce": false``: it refuses nothing and
+  reports the very same findings, so that a run can show the OS boundary holding alone.
+
+A policy file may say ``"extends": NAME_OR_PATH``; the base is loaded first and the
+file's own top-level keys replace the base's (a shallow merge: to change one entry of a
+table, repeat the whole table).  A path in ``extends`` is relative to the extending file.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from derivative._canon import sha256_json
+from derivative._errors import UsageError
+
+POLICY_FORMAT = "derivative.posture-policy/v1"
+POLICY_DIR = Path(__file__).resolve().parent / "policies"
+"""Where the named policies live (package data of ``derivative.forge``)."""
+
+_MAX_EXTENDS = 8
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ModuleRule(_Model):
+    """What of one allowed module may be used.
+
+    ``allow`` absent means the module's public API: the names in its ``__all__`` when
+    it has one, else its public names that are not themselves modules (so that
+    ``typing.sys`` or ``random._os`` never count as part of ``typing`` or ``random``).
+    ``deny`` removes names from whatever ``allow`` grants.
+    """
+
+    allow: tuple[str, ...] | None = None
+    deny: tuple[str, ...] = ()
+    why: str = ""
+
+
+class Limits(_Model):
+    """Sizes beyond which code is refused as pathological (``ast_structure``)."""
+
+    max_source_bytes: int = Field(default=1_000_000, ge=1)
+    max_lines: int = Field(default=20_000, ge=1)
+    max_nodes: int = Field(default=200_000, ge=1)
+    max_depth: int = Field(default=120, ge=8, le=400)
+    max_constant_bytes: int = Field(default=100_000, ge=1)
+    max_files: int = Field(default=500, ge=1)
+    max_exec_nesting: int = Field(default=2, ge=0, le=5)
+
+
+class Policy(_Model):
+    """A resolved posture policy (after ``extends``)."""
+
+    format: Literal["derivative.posture-policy/v1"]
+    name: str = Field(min_length=1)
+    description: str = ""
+    enforce: bool = Field(
+        default=True, description="refuse when there is any finding; false: report only"
+    )
+    limits: Limits = Limits()
+    modules: dict[str, ModuleRule] = Field(
+        description="the allow-list: module name (dotted for submodules) -> rule"
+    )
+    relative_imports: bool = False
+    wildcard_imports: bool = False
+    forbidden_builtins: dict[str, str] = Field(description="builtin name -> why it is refused")
+    dynamic_attribute_functions: dict[str, str] = Field(
+        description="callables that take an attribute name (getattr, operator.attrgetter): "
+        "the name must be a string literal, and they may not be passed around as values"
+    )
+    allowed_dunder_attributes: tuple[str, ...] = Field(
+        description="dunder attributes that ordinary code reads (every other one is refused)"
+    )
+    denied_attributes: dict[str, str] = Field(
+        description="attributes refused with a reason (dunders and frame/code internals); "
+        "also looked for inside string literals"
+    )
+    reserved_names: dict[str, str] = Field(
+        description="module-level names that reach the interpreter (__builtins__ ...)"
+    )
+    reflection_modules: dict[str, str]
+    reflection_members: dict[str, str]
+    code_generation_builtins: dict[str, str]
+    code_generation_modules: dict[str, str]
+    code_generation_members: dict[str, str]
+    source_encodings: tuple[str, ...] = ("utf-8",)
+
+    @functools.cached_property
+    def sha256(self) -> str:
+        """Digest of the policy's content (recorded in every verdict)."""
+        return sha256_json(self.model_dump(mode="json"))
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def available_policies() -> list[str]:
+    """The names of the policies that ship with derivative."""
+    return sorted(p.stem for p in POLICY_DIR.glob("*.json"))
+
+
+def _looks_like_path(text: str) -> bool:
+    return text.endswith(".json") or os.sep in text or "/" in text or os.path.isfile(text)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"no such policy file: {path}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a directory, not a policy file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read policy file {path}: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{path}:{exc.lineno}:{exc.colno}: policy file is not valid JSON: {exc.msg}"
+        ) from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: a policy file holds one JSON object")
+    return data
+
+
+def _resolve_reference(reference: str, relative_to: Path | None) -> Path:
+    """The file a policy name or path refers to."""
+    if not _looks_like_path(reference):
+        path = POLICY_DIR / f"{reference}.json"
+        if not path.is_file():
+            known = ", ".join(available_policies())
+            raise UsageError(
+                f"unknown posture policy {reference!r}; known policies: {known} "
+                "(or give the path of a policy .json file)"
+            )
+        return path
+    path = Path(reference)
+    if relative_to is not None and not path.is_absolute():
+        path = relative_to / path
+    return path
+
+
+def _raw_policy(reference: str, relative_to: Path | None, seen: tuple[Path, ...]) -> dict[str, Any]:
+    path = _resolve_reference(reference, relative_to)
+    key = path.resolve()
+    if key in seen:
+        chain = " -> ".join(str(p) for p in (*seen, key))
+        raise UsageError(f"policy files extend each other in a cycle: {chain}")
+    if len(seen) >= _MAX_EXTENDS:
+        raise UsageError(f"policy {path}: 'extends' nests deeper than {_MAX_EXTENDS} files")
+    data = _read_json(path)
+    base_ref = data.pop("extends", None)
+    if base_ref is None:
+        return data
+    if not isinstance(base_ref, str) or not base_ref:
+        raise UsageError(f"{path}: 'extends' must be a policy name or a path")
+    merged = _raw_policy(base_ref, path.parent, (*seen, key))
+    merged.update(data)
+    return merged
+
+
+def _validated(data: dict[str, Any], where: str) -> Policy:
+    try:
+        return Policy.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors()[:6]:
+            loc = ".".join(str(part) for part in err["loc"]) or "(top level)"
+            problems.append(f"{loc}: {err['msg']}")
+        more = "" if exc.error_count() <= 6 else f" (and {exc.error_count() - 6} more)"
+        raise UsageError(f"{where}: not a valid posture policy: " + "; ".join(problems) + more)
+
+
+@functools.lru_cache(maxsize=16)
+def _named(name: str) -> Policy:
+    return _validated(_raw_policy(name, None, ()), f"policy {name!r}")
+
+
+def load_policy(name_or_path: str | os.PathLike[str] | Policy = "default") -> Policy:
+    """The policy called ``name_or_path`` (a shipped name or a path to a JSON file).
+
+    Raises ``UsageError`` for an unknown name, a missing or unreadable file, invalid JSON
+    or a document that is not a policy; never another exception.
+    """
+    if isinstance(name_or_path, Policy):
+        return name_or_path
+    reference = os.fspath(name_or_path)
+    if not isinstance(reference, str) or not reference:
+        raise UsageError("no posture policy given")
+    if not _looks_like_path(reference):
+        return _named(reference)
+    return _validated(_raw_policy(reference, None, ()), reference)

@@ -1,0 +1,510 @@
+"""The process backend: the worker as a child process in fresh namespaces.
+
+Works with nothing installed.  The child is started as ``python -I -S worker.py ...`` with a
+scrubbed environment, in its own session, with the channel on a dedicated pipe pair passed
+as extra file descriptors (never its stdout).  The first request asks the worker to isolate
+itself before the candidate is imported (``_worker.setup``): new user, mount, network, PID,
+IPC and UTS namespaces where the kernel allows, a private read-only root holding only the
+system libraries, the interpreter and the staged candidate, an empty tmpfs ``/tmp``, the
+unprivileged id 65534, no capabilities, ``no_new_privs`` and rlimits.  Where namespaces are
+not available the child runs as a plain process and the evidence says so.
+
+Why these choices (measured on the development machine, see ARCHITECTURE.md "Sandboxes"):
+
+- a user namespace that maps root to root (or to 65534 inside) still reads root's 0600
+  files, so when the host runs as root it writes the id maps itself (``0 0 1`` and
+  ``65534 65534 1``) and the worker switches to the *real* id 65534;
+- a PID namespace does not limit how many processes a fork bomb makes: the child joins a
+  cgroup with ``pids.max`` (v1 or v2, nested under the host's own cgroup) and
+  RLIMIT_NPROC is set as well;
+- ``-S`` because importing ``site`` costs ~60 ms in some interpreters and the sandbox offers
+  the standard library only (as the Docker image does);
+- the host does not believe the worker's account of its isolation: every feature in the
+  evidence is read back from ``/proc/PID`` of the sandboxed process before any candidate
+  code runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from derivative._errors import SandboxUnavailable
+from derivative.forge._channel import (
+    ChannelError,
+    ChannelTimeout,
+    FrameChannel,
+    ProtocolError,
+    Transcript,
+    stage_value,
+    string_list,
+    wait_readable,
+    wait_writable,
+)
+from derivative.forge._sandbox import Launcher, Limits, Running, Staged
+
+SANDBOX_UID = 65534
+SANDBOX_GID = 65534
+SCRUBBED_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", "HOME": "/tmp"}
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+NAMESPACES = {"user": "user", "mnt": "mount", "net": "network", "pid": "pid", "ipc": "ipc",
+              "uts": "uts"}
+LOG_TAIL = 4000
+
+
+# --------------------------------------------------------------------------- pipes
+
+
+class PipeTransport:
+    """The host's ends of the two pipes (requests out, responses in)."""
+
+    def __init__(self, write_fd: int, read_fd: int) -> None:
+        self.write_fd = write_fd
+        self.read_fd = read_fd
+        os.set_blocking(write_fd, False)
+
+    def write_all(self, data: bytes, deadline: float) -> None:
+        view = memoryview(data)
+        while view:
+            wait_writable(self.write_fd, deadline)
+            try:
+                written = os.write(self.write_fd, view)
+            except BlockingIOError:
+                continue
+            view = view[written:]
+
+    def read_some(self, limit: int, deadline: float) -> bytes:
+        wait_readable(self.read_fd, deadline)
+        return os.read(self.read_fd, limit)
+
+    def close(self) -> None:
+        for fd in (self.write_fd, self.read_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.write_fd = self.read_fd = -1
+
+
+# --------------------------------------------------------------------------- cgroups
+
+
+def _own_cgroup(controller: str) -> tuple[Path, str] | None:
+    """The mount point of ``controller``'s hierarchy and this process's path in it."""
+    mounts: dict[str, Path] = {}
+    v2: Path | None = None
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8") as f:
+            for line in f:
+                left, _, right = line.partition(" - ")
+                fields = left.split()
+                rest = right.split()
+                if len(fields) < 5 or len(rest) < 3:
+                    continue
+                if rest[0] == "cgroup2":
+                    v2 = Path(fields[4])
+                elif rest[0] == "cgroup" and controller in rest[2].split(","):
+                    mounts["v1"] = Path(fields[4])
+        with open("/proc/self/cgroup", encoding="utf-8") as f:
+            for line in f:
+                _, controllers, path = line.rstrip("\n").split(":", 2)
+                if "v1" in mounts and controller in controllers.split(","):
+                    return mounts["v1"], path
+                if controllers == "" and v2 is not None and "v1" not in mounts:
+                    return v2, path
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+class PidsCgroup:
+    """A fresh cgroup with ``pids.max``: the limit that really stops a fork bomb."""
+
+    def __init__(self, path: Path, limit: int) -> None:
+        self.path = path
+        self.limit = limit
+
+    @classmethod
+    def create(cls, limit: int) -> PidsCgroup | None:
+        """Nest a new cgroup under this process's own; None where that is not allowed."""
+        found = _own_cgroup("pids")
+        if found is None:
+            return None
+        mount, own = found
+        path = mount / own.lstrip("/") / f"derivative-{secrets.token_hex(6)}"
+        try:
+            path.mkdir()
+        except OSError:
+            return None
+        try:
+            (path / "pids.max").write_text(str(limit))
+        except OSError:
+            with contextlib.suppress(OSError):
+                path.rmdir()
+            return None
+        return cls(path, limit)
+
+    def add(self, pid: int) -> bool:
+        try:
+            (self.path / "cgroup.procs").write_text(str(pid))
+            return True
+        except OSError:
+            return False
+
+    def members(self) -> list[int]:
+        try:
+            return [int(x) for x in (self.path / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            return []
+
+    def contains(self, pid: int) -> bool:
+        return pid in self.members()
+
+    def kill_all(self, rounds: int = 50) -> None:
+        """SIGKILL every member until none is left (new forks fail against pids.max)."""
+        for _ in range(rounds):
+            pids = self.members()
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.005)
+
+    def remove(self) -> None:
+        self.kill_all()
+        for _ in range(100):
+            try:
+                self.path.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.01)
+
+
+# --------------------------------------------------------------------------- verification
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def _status_field(status: str, name: str) -> list[str]:
+    for line in status.splitlines():
+        if line.startswith(name + ":"):
+            return line.split(":", 1)[1].split()
+    return []
+
+
+def verify_isolation(
+    pid: int, cgroup: PidsCgroup | None, limits: Limits, session: int
+) -> tuple[str, ...]:
+    """The isolation features of process ``pid`` as the host can see them in ``/proc``."""
+    found: list[str] = []
+    for ns, label in NAMESPACES.items():
+        try:
+            if os.readlink(f"/proc/{pid}/ns/{ns}") != os.readlink(f"/proc/self/ns/{ns}"):
+                found.append(f"namespace:{label}")
+        except OSError:
+            continue
+    status = _read(f"/proc/{pid}/status")
+    uids = _status_field(status, "Uid")
+    if uids and all(u == str(SANDBOX_UID) for u in uids):
+        found.append(f"uid:{SANDBOX_UID}")
+    elif uids and all(u != "0" for u in uids):
+        found.append(f"uid:{uids[0]} (not root)")
+    caps = [_status_field(status, c) for c in ("CapEff", "CapPrm", "CapInh", "CapAmb")]
+    if all(c and int(c[0], 16) == 0 for c in caps):
+        found.append("capabilities:none")
+    if _status_field(status, "NoNewPrivs") == ["1"]:
+        found.append("no_new_privs")
+    mounts = _mount_table(pid)
+    root = mounts.get("/")
+    if root and root[0] == "tmpfs" and "ro" in root[1]:
+        found.append("root:private-readonly")
+    tmp = mounts.get("/tmp")
+    if tmp and tmp[0] == "tmpfs":
+        found.append("tmp:private-tmpfs")
+    if cgroup is not None and cgroup.contains(pid):
+        found.append(f"cgroup:pids.max={cgroup.limit}")
+    found.extend(_rlimits(pid))
+    stat = _read(f"/proc/{pid}/stat")
+    try:
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[3]) == session:
+            found.append("session:own")
+    except (IndexError, ValueError):
+        pass
+    environ = _read(f"/proc/{pid}/environ")
+    names = {item.split("=", 1)[0] for item in environ.split("\0") if item}
+    if environ and names <= set(SCRUBBED_ENV):
+        found.append("env:scrubbed")
+    cmdline = _read(f"/proc/{pid}/cmdline").split("\0")
+    if "-I" in cmdline[1:3] and "-S" in cmdline[1:3]:
+        found.append("python:isolated")
+    return tuple(found)
+
+
+def _mount_table(pid: int) -> dict[str, tuple[str, set[str]]]:
+    """Mount point -> (file system type, mount options), as process ``pid`` sees them."""
+    table: dict[str, tuple[str, set[str]]] = {}
+    for line in _read(f"/proc/{pid}/mountinfo").splitlines():
+        left, _, right = line.partition(" - ")
+        fields = left.split()
+        rest = right.split()
+        if len(fields) >= 6 and rest:
+            table[fields[4]] = (rest[0], set(fields[5].split(",")))
+    return table
+
+
+_LIMIT_NAMES = {"Max cpu time": "cpu", "Max address space": "as", "Max file size": "fsize",
+                "Max open files": "nofile", "Max processes": "nproc",
+                "Max core file size": "core"}
+
+
+def _rlimits(pid: int) -> list[str]:
+    found = []
+    for line in _read(f"/proc/{pid}/limits").splitlines():
+        for label, short in _LIMIT_NAMES.items():
+            if line.startswith(label):
+                soft = line[len(label):].split()[0]
+                if soft != "unlimited":
+                    found.append(f"rlimit:{short}={soft}")
+    return found
+
+
+# --------------------------------------------------------------------------- the running child
+
+
+class ProcessRunning(Running):
+    """A started worker: the child, its namespace init, its cgroup and its log."""
+
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        transport: PipeTransport,
+        channel: FrameChannel,
+        log: IO[bytes],
+        cgroup: PidsCgroup | None,
+    ) -> None:
+        self.proc = proc
+        self.transport = transport
+        self.channel = channel
+        self.log = log
+        self.cgroup = cgroup
+        self.inner_pid: int | None = None
+        self._inner_fd: int | None = None
+        self.isolation = ()
+        self.image_id = None
+        self.started_monotonic = time.monotonic()
+
+    def watch_inner(self, pid: int) -> None:
+        """Hold a pidfd on the namespace's init so it can be killed without a pid race."""
+        self.inner_pid = pid
+        with contextlib.suppress(OSError, AttributeError):
+            self._inner_fd = os.pidfd_open(pid)
+
+    def kill(self) -> None:
+        if self._inner_fd is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._inner_fd, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+
+    def finish(self, timeout: float) -> int | None:
+        self.transport.close()
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(5.0)
+        # Leftovers (a daemonised grandchild of a plain child) go with the group.
+        with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        if self.cgroup is not None:
+            self.cgroup.remove()
+        if self._inner_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._inner_fd)
+            self._inner_fd = None
+        with contextlib.suppress(OSError):
+            self.log.close()
+        return self.proc.returncode
+
+    def diagnostics(self) -> str:
+        try:
+            self.log.flush()
+            size = os.fstat(self.log.fileno()).st_size
+            self.log.seek(max(size - LOG_TAIL, 0))
+            return self.log.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+
+
+# --------------------------------------------------------------------------- the launcher
+
+
+def _python() -> str:
+    return os.path.realpath(sys.executable)
+
+
+def _root_layout(staged: Staged, extra_ro_binds: Sequence[str]) -> dict[str, Any]:
+    """What the sandbox's private root holds: read-only binds, symlinks and devices."""
+    binds: list[tuple[str, str]] = []
+    links: list[tuple[str, str]] = []
+    for path in SYSTEM_DIRS + SYSTEM_FILES:
+        if os.path.islink(path):
+            links.append((os.readlink(path), path))
+        elif os.path.exists(path):
+            binds.append((path, path))
+    covered = [b for b, _ in binds if os.path.isdir(b)]
+    for prefix in {os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix,
+                                                 os.path.dirname(os.path.dirname(_python())))}:
+        if not any(prefix == c or prefix.startswith(c + "/") for c in covered):
+            binds.append((prefix, prefix))
+            covered.append(prefix)
+    for extra in extra_ro_binds:
+        binds.append((os.path.realpath(extra), os.path.realpath(extra)))
+    binds.append((str(staged.sandbox_dir), "/sandbox"))
+    return {"ro_binds": binds, "symlinks": links, "devices": list(DEVICES),
+            "mountpoint": str(staged.root / "root"), "candidate_inside": "/sandbox/candidate"}
+
+
+class ProcessLauncher(Launcher):
+    """Starts workers as isolated child processes of this one."""
+
+    name: Literal["process", "docker"] = "process"
+
+    def __init__(self, *, namespaces: bool = True, extra_ro_binds: Sequence[str] = ()) -> None:
+        """``namespaces=False`` asks for a plain child (tests of the fallback);
+        ``extra_ro_binds`` shows more host paths read-only inside (tests only)."""
+        self.namespaces = namespaces
+        self.extra_ro_binds = tuple(extra_ro_binds)
+
+    def _setup_request(self, staged: Staged, limits: Limits) -> dict[str, Any]:
+        args: dict[str, Any] = {
+            "namespaces": self.namespaces,
+            "map_by_host": os.geteuid() == 0,
+            "uid": SANDBOX_UID,
+            "gid": SANDBOX_GID,
+            "tmp_bytes": limits.tmp_bytes,
+            "log_fd": 2,
+            "workdir": str(staged.root / "work"),
+            "rlimits": {
+                "CPU": [limits.cpu_seconds, limits.cpu_seconds + 1],
+                "AS": limits.memory_bytes,
+                "FSIZE": limits.file_bytes,
+                "NOFILE": limits.open_files,
+                "NPROC": limits.pids,
+                "CORE": 0,
+            },
+        }
+        args.update(_root_layout(staged, self.extra_ro_binds))
+        return {"id": 0, "op": "setup", "args": args}
+
+    def launch(
+        self, staged: Staged, limits: Limits, transcript: Transcript, deadline: float
+    ) -> ProcessRunning:
+        req_r, req_w = os.pipe()
+        resp_r, resp_w = os.pipe()
+        log = tempfile.TemporaryFile(prefix="derivative-sandbox-log-")  # noqa: SIM115
+        cgroup = PidsCgroup.create(limits.pids)
+        command = [_python(), "-I", "-S", str(staged.worker), str(staged.candidate_dir),
+                   staged.module, f"--fds={req_r},{resp_w}"]
+        try:
+            proc = subprocess.Popen(
+                command,
+                pass_fds=(req_r, resp_w),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                env=dict(SCRUBBED_ENV),
+                cwd=str(staged.root / "work"),
+                start_new_session=True,
+            )
+        except OSError as exc:
+            for fd in (req_w, resp_r):
+                os.close(fd)
+            log.close()
+            if cgroup is not None:
+                cgroup.remove()
+            raise SandboxUnavailable(f"cannot start the sandbox worker: {exc}") from exc
+        finally:
+            os.close(req_r)
+            os.close(resp_w)
+        if cgroup is not None and not cgroup.add(proc.pid):
+            cgroup.remove()
+            cgroup = None
+        transport = PipeTransport(req_w, resp_r)
+        running = ProcessRunning(proc, transport, FrameChannel(transport, transcript), log, cgroup)
+        try:
+            self._set_up(running, staged, limits, deadline)
+        except (ChannelError, OSError, ValueError) as exc:
+            diagnostics = running.diagnostics()
+            running.kill()
+            running.finish(timeout=2.0)
+            if isinstance(exc, ChannelTimeout):
+                reason = "the sandbox did not finish its set-up in time"
+            else:
+                reason = f"the sandbox set-up failed: {exc}"
+            if diagnostics:
+                reason += f"\n{diagnostics}"
+            raise SandboxUnavailable(reason) from exc
+        return running
+
+    def _set_up(self, running: ProcessRunning, staged: Staged, limits: Limits,
+                deadline: float) -> None:
+        channel = running.channel
+        unshared = stage_value(channel.request(self._setup_request(staged, limits), deadline,
+                                               decode=False), "unshared")
+        namespaces = string_list(unshared.get("namespaces", []))
+        if unshared.get("awaiting_map") is True:
+            pid = running.proc.pid
+            mapping = f"0 0 1\n{SANDBOX_UID} {SANDBOX_UID} 1\n"
+            gmapping = f"0 0 1\n{SANDBOX_GID} {SANDBOX_GID} 1\n"
+            Path(f"/proc/{pid}/uid_map").write_text(mapping)
+            Path(f"/proc/{pid}/gid_map").write_text(gmapping)
+            channel.send({"id": 0, "op": "mapped"}, deadline)
+        inner = running.proc.pid
+        if "pid" in namespaces:
+            forked = stage_value(channel.receive(0, deadline), "forked")
+            child = forked.get("pid")
+            if type(child) is not int or child <= 1:
+                raise ProtocolError("bad pid in the set-up response")
+            inner = child
+            running.watch_inner(child)
+        response = channel.receive(0, deadline)
+        if (
+            response.ok
+            and isinstance(response.raw_value, dict)
+            and response.raw_value.get("stage") == "failed"
+        ):
+            errors = string_list(response.raw_value.get("errors", []))
+            raise ProtocolError("; ".join(errors) or "set-up failed")
+        stage_value(response, "ready")
+        isolation = list(verify_isolation(inner, running.cgroup, limits, running.proc.pid))
+        if not {"namespace:user", "namespace:pid", "namespace:mount"} & set(isolation) or (
+            "namespace:pid" not in isolation
+        ):
+            reasons = string_list(unshared.get("errors", []))
+            isolation.append(
+                "weaker:plain-child" + (f" ({'; '.join(reasons)})" if reasons else "")
+            )
+        running.isolation = tuple(isolation)

@@ -1,0 +1,569 @@
+"""Sandboxes: one interface over the process and Docker backends, and ``auto`` selection.
+
+A ``Sandbox`` is one candidate under test.  It stages the candidate (a private copy whose
+digest goes into every receipt), starts a worker through a backend, and then answers
+``call``, ``new_instance`` and ``method`` one at a time.  The rules it enforces
+(ARCHITECTURE.md §3):
+
+- every call has a time limit; a call that exceeds it kills the sandbox, counts as failed
+  (status ``timeout``) and the next call starts a fresh sandbox (and re-imports the
+  candidate); instances made by the old one become stale;
+- the whole run has a time limit too; past it, nothing more is started;
+- every frame is checked (``forge/_channel.py``); a malformed, oversize or unrequested frame
+  makes that call a ``protocol_error``, kills the sandbox and marks the session ``tainted``:
+  a tainted run must be judged a failure, never a pass;
+- each sandbox start ends in a ``RunReceipt`` written here, on the host.
+
+``open_sandbox(kind, ...)`` chooses the backend: ``docker`` (an engine and the image must be
+there, else ``SandboxUnavailable``; never a silent fallback), ``process``, or ``auto``
+(Docker when an engine and the image are present, else the process backend; the evidence
+records which one ran).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+from derivative._errors import SandboxUnavailable, UsageError
+from derivative.forge._channel import (
+    ChannelClosed,
+    ChannelError,
+    ChannelTimeout,
+    FrameChannel,
+    InstanceRef,
+    ProtocolError,
+    RaisedError,
+    Transcript,
+    encode_args,
+)
+from derivative.forge._receipts import (
+    Ending,
+    RunReceipt,
+    candidate_digest,
+    new_run_id,
+    utc_now,
+)
+
+BackendName = Literal["auto", "docker", "process"]
+CallStatus = Literal[
+    "returned", "raised", "error", "timeout", "crashed", "protocol_error", "stale_instance"
+]
+
+WORKER_SOURCE = Path(__file__).with_name("_worker.py")
+MAX_CANDIDATE_BYTES = 64 << 20
+MAX_CANDIDATE_FILES = 10_000
+SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache"})
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one sandbox; the defaults suit unit-sized pure functions."""
+
+    call_timeout: float = 10.0
+    """Wall-clock seconds for one call (import included for ``load``)."""
+    run_timeout: float = 900.0
+    """Wall-clock seconds for the whole session, restarts included."""
+    start_timeout: float = 60.0
+    """Seconds to start a sandbox and finish its set-up."""
+    memory_bytes: int = 1 << 30
+    """Address space per process (process backend) / memory of the container (Docker)."""
+    pids: int = 64
+    """Processes and threads (cgroup pids controller, RLIMIT_NPROC, Docker pids_limit)."""
+    cpus: float = 1.0
+    """CPU share for Docker (nano_cpus)."""
+    cpu_seconds: int = 900
+    """CPU time per process (RLIMIT_CPU)."""
+    file_bytes: int = 16 << 20
+    """Largest file the candidate may write (RLIMIT_FSIZE)."""
+    open_files: int = 256
+    """Open file descriptors (RLIMIT_NOFILE)."""
+    tmp_bytes: int = 16 << 20
+    """Size of the private tmpfs ``/tmp``."""
+    max_restarts: int = 16
+    """Fresh sandboxes a session may start after timeouts and crashes."""
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """What became of one request.
+
+    ``returned``: the candidate returned ``value``; ``raised``: the candidate's code raised
+    ``exc``; ``error``: the worker could not make the call (no such name, an argument the
+    candidate's enum lacks, a result too large: ``exc.phase`` says which); ``timeout``,
+    ``crashed`` (the sandbox died), ``protocol_error`` (a bad frame) and ``stale_instance``
+    (the instance belonged to a sandbox that has since been replaced) are failures of the
+    run, never passes.
+    """
+
+    status: CallStatus
+    value: object = None
+    exc: RaisedError | None = None
+    detail: str = ""
+    elapsed: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "returned"
+
+
+@dataclass(frozen=True)
+class Staged:
+    """A private copy of the candidate, laid out for the sandbox.
+
+    ``root`` holds ``sandbox/worker.py`` and ``sandbox/candidate/...`` (everything
+    world-readable, nothing writable by the sandbox's id) and an empty ``root/`` that the
+    process backend uses as the mount point of the sandbox's own root file system.
+    """
+
+    root: Path
+    module: str
+    digest: str
+    files: tuple[str, ...]
+
+    @property
+    def sandbox_dir(self) -> Path:
+        return self.root / "sandbox"
+
+    @property
+    def candidate_dir(self) -> Path:
+        return self.root / "sandbox" / "candidate"
+
+    @property
+    def worker(self) -> Path:
+        return self.root / "sandbox" / "worker.py"
+
+
+def _module_name_ok(name: str) -> bool:
+    return bool(name) and all(part.isidentifier() for part in name.split("."))
+
+
+def stage_candidate(path: str | os.PathLike[str], module: str | None = None) -> Staged:
+    """Copy the candidate (a ``.py`` file or a folder) and the worker into a fresh folder.
+
+    Only regular files and folders are copied (symbolic links and special files are left
+    out), so the digest in the receipts names exactly what the sandbox could import.
+    """
+    source = Path(path)
+    if not source.exists():
+        raise UsageError(f"candidate {source} does not exist")
+    if module is not None and not _module_name_ok(module):
+        raise UsageError(f"--module {module!r} is not a dotted module name")
+    root = Path(tempfile.mkdtemp(prefix="derivative-sandbox-"))
+    try:
+        os.chmod(root, 0o755)
+        sandbox = root / "sandbox"
+        candidate = sandbox / "candidate"
+        candidate.mkdir(parents=True)
+        (root / "root").mkdir()
+        (root / "work").mkdir()
+        os.chmod(root / "work", 0o1777)
+        shutil.copyfile(WORKER_SOURCE, sandbox / "worker.py")
+        if source.is_file():
+            if source.suffix != ".py":
+                raise UsageError(f"candidate {source} is not a .py file")
+            name = module or source.stem
+            if not _module_name_ok(name) or "." in name:
+                raise UsageError(f"candidate file name {source.name!r} is not a module name")
+            shutil.copyfile(source, candidate / f"{name}.py")
+        elif (source / "__init__.py").is_file() and module is None:
+            name = source.name
+            if not _module_name_ok(name):
+                raise UsageError(f"package folder {source.name!r} is not a module name")
+            _copy_tree(source, candidate / name)
+        else:
+            if module is None:
+                raise UsageError(
+                    f"candidate folder {source} is not a package: choose the module with --module"
+                )
+            name = module
+            _copy_tree(source, candidate)
+        files = tuple(
+            sorted(p.relative_to(candidate).as_posix() for p in candidate.rglob("*") if p.is_file())
+        )
+        for dirpath, dirnames, filenames in os.walk(sandbox):
+            for d in dirnames:
+                os.chmod(os.path.join(dirpath, d), 0o755)
+            for f in filenames:
+                os.chmod(os.path.join(dirpath, f), 0o644)
+        os.chmod(sandbox, 0o755)
+        return Staged(root, name, candidate_digest(candidate), files)
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    total = 0
+    count = 0
+    target.mkdir(parents=True, exist_ok=True)
+    for dirpath, dirnames, filenames in os.walk(source, followlinks=False):
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d not in SKIPPED_DIRS and not os.path.islink(os.path.join(dirpath, d))
+        )
+        rel = Path(dirpath).relative_to(source)
+        (target / rel).mkdir(parents=True, exist_ok=True)
+        for f in sorted(filenames):
+            src = Path(dirpath) / f
+            if src.is_symlink() or not src.is_file():
+                continue
+            total += src.stat().st_size
+            count += 1
+            if total > MAX_CANDIDATE_BYTES or count > MAX_CANDIDATE_FILES:
+                raise UsageError(
+                    f"candidate {source} is larger than {MAX_CANDIDATE_BYTES >> 20} MiB "
+                    f"or {MAX_CANDIDATE_FILES} files"
+                )
+            shutil.copyfile(src, target / rel / f)
+
+
+# --------------------------------------------------------------------------- backends
+
+
+class Running(ABC):
+    """One started sandbox, set up and ready for ``load``."""
+
+    channel: FrameChannel
+    isolation: tuple[str, ...]
+    image_id: str | None
+    started_monotonic: float
+
+    @abstractmethod
+    def kill(self) -> None:
+        """Stop everything in the sandbox now (idempotent)."""
+
+    @abstractmethod
+    def finish(self, timeout: float) -> int | None:
+        """Close the channel, wait up to ``timeout`` for the exit, clean up; the exit status."""
+
+    def diagnostics(self) -> str:
+        """The tail of the worker's own error output, for messages (may be empty)."""
+        return ""
+
+
+class Launcher(ABC):
+    """A backend: knows how to start a worker for a staged candidate."""
+
+    name: Literal["process", "docker"]
+
+    @abstractmethod
+    def launch(
+        self, staged: Staged, limits: Limits, transcript: Transcript, deadline: float
+    ) -> Running:
+        """Start and set up a sandbox; SandboxUnavailable when isolation cannot be had."""
+
+
+# --------------------------------------------------------------------------- the session
+
+
+@dataclass
+class _Current:
+    running: Running
+    run_id: str
+    started_at: str
+    transcript: Transcript
+    calls: int = 0
+    protocol_errors: int = 0
+    generation: int = 0
+
+
+@dataclass
+class Sandbox:
+    """A session with one candidate: start, calls, restarts, receipts."""
+
+    launcher: Launcher
+    staged: Staged
+    contract_sha256: str
+    binds: Mapping[str, str] = field(default_factory=dict)
+    limits: Limits = field(default_factory=Limits)
+    receipts: list[RunReceipt] = field(default_factory=list)
+    load_result: CallResult | None = None
+    tainted: bool = False
+    restarts: int = 0
+    _current: _Current | None = None
+    _generation: int = 0
+    _next_id: int = 1
+    _run_deadline: float | None = None
+    _closed: bool = False
+    _last_isolation: tuple[str, ...] = ()
+    _last_image: str | None = None
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def backend(self) -> str:
+        return self.launcher.name
+
+    @property
+    def isolation(self) -> tuple[str, ...]:
+        """Isolation features of the current (or last) sandbox start, as verified."""
+        return self._current.running.isolation if self._current else self._last_isolation
+
+    @property
+    def image_id(self) -> str | None:
+        return self._current.running.image_id if self._current else self._last_image
+
+    # ------------------------------------------------------------------ life cycle
+
+    def __enter__(self) -> Sandbox:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def start(self) -> CallResult:
+        """Start the first sandbox and import the candidate; the import's outcome."""
+        if self._current is None:
+            self._start()
+        assert self.load_result is not None
+        return self.load_result
+
+    def _start(self) -> None:
+        now = time.monotonic()
+        if self._run_deadline is None:
+            self._run_deadline = now + self.limits.run_timeout
+        run_id = new_run_id()
+        started_at = utc_now()
+        transcript = Transcript()
+        deadline = min(now + self.limits.start_timeout, self._run_deadline)
+        try:
+            running = self.launcher.launch(self.staged, self.limits, transcript, deadline)
+        except SandboxUnavailable:
+            self._receipt_without_run(run_id, started_at, transcript)
+            raise
+        self._generation += 1
+        self._current = _Current(running, run_id, started_at, transcript,
+                                 generation=self._generation)
+        self._last_isolation = running.isolation
+        self._last_image = running.image_id
+        self.load_result = self._request(
+            {"op": "load", "target": self.staged.module, "args": {"binds": dict(self.binds)}},
+            count=False,
+            decode=False,
+        )
+
+    def _receipt_without_run(self, run_id: str, started_at: str, transcript: Transcript) -> None:
+        self.receipts.append(
+            RunReceipt(
+                run_id=run_id,
+                backend=self.launcher.name,
+                image_id=None,
+                candidate_sha256=self.staged.digest,
+                contract_sha256=self.contract_sha256,
+                started_at=started_at,
+                finished_at=utc_now(),
+                exit_status=None,
+                calls=0,
+                transcript_sha256=transcript.hexdigest(),
+                isolation=(),
+                ended="start_failed",
+            )
+        )
+
+    def _stop(self, ended: Ending) -> None:
+        current = self._current
+        if current is None:
+            return
+        self._current = None
+        if ended != "closed":
+            current.running.kill()
+        status = current.running.finish(timeout=5.0)
+        self.receipts.append(
+            RunReceipt(
+                run_id=current.run_id,
+                backend=self.launcher.name,
+                image_id=current.running.image_id,
+                candidate_sha256=self.staged.digest,
+                contract_sha256=self.contract_sha256,
+                started_at=current.started_at,
+                finished_at=utc_now(),
+                exit_status=status,
+                calls=current.calls,
+                transcript_sha256=current.transcript.hexdigest(),
+                isolation=current.running.isolation,
+                ended=ended,
+                protocol_errors=current.protocol_errors,
+            )
+        )
+
+    def close(self) -> tuple[RunReceipt, ...]:
+        """End the session (closing the channel lets the worker exit); all receipts."""
+        if not self._closed:
+            self._closed = True
+            try:
+                self._stop("closed")
+            finally:
+                shutil.rmtree(self.staged.root, ignore_errors=True)
+        return tuple(self.receipts)
+
+    # ------------------------------------------------------------------ requests
+
+    def _ensure_running(self) -> CallResult | None:
+        if self._closed:
+            return CallResult("crashed", detail="the sandbox session is closed")
+        if self._run_deadline is not None and time.monotonic() >= self._run_deadline:
+            return CallResult("timeout", detail="the run's time limit is exhausted")
+        if self._current is not None:
+            return None
+        if self.restarts >= self.limits.max_restarts:
+            return CallResult("crashed", detail="too many sandbox restarts in this run")
+        self.restarts += 1
+        self._start()
+        load = self.load_result
+        if load is None or not load.ok:
+            self._stop("crashed" if self._current else "start_failed")
+            reason = load.detail or (load.exc.message if load and load.exc else "")
+            return CallResult("crashed", detail=f"the candidate failed to load again: {reason}")
+        return None
+
+    def _request(
+        self, message: dict[str, Any], *, count: bool = True, decode: bool = True
+    ) -> CallResult:
+        current = self._current
+        assert current is not None and self._run_deadline is not None
+        rid = self._next_id
+        self._next_id += 1
+        if count:
+            current.calls += 1
+        started = time.monotonic()
+        run_left = self._run_deadline - started
+        deadline = started + min(self.limits.call_timeout, max(run_left, 0.0))
+        channel = current.running.channel
+        try:
+            if channel.unexpected_input():
+                raise ProtocolError("the sandbox sent data nobody asked for")
+            response = channel.request({"id": rid, **message}, deadline, decode=decode)
+        except ChannelTimeout:
+            ended: Ending = "run_timeout" if deadline >= self._run_deadline else "timeout"
+            self._stop(ended)
+            what = "the run's time limit" if ended == "run_timeout" else "the call time limit"
+            return CallResult("timeout", detail=f"killed after {what}",
+                              elapsed=time.monotonic() - started)
+        except ProtocolError as exc:
+            current.protocol_errors += 1
+            self.tainted = True
+            self._stop("protocol_error")
+            return CallResult("protocol_error", detail=str(exc),
+                              elapsed=time.monotonic() - started)
+        except (ChannelClosed, ChannelError, OSError) as exc:
+            diagnostics = current.running.diagnostics()
+            self._stop("crashed")
+            detail = f"the sandbox died: {exc}" + (f"\n{diagnostics}" if diagnostics else "")
+            return CallResult("crashed", detail=detail, elapsed=time.monotonic() - started)
+        elapsed = time.monotonic() - started
+        if response.ok:
+            return CallResult("returned", value=response.value, elapsed=elapsed)
+        exc_info = response.exc
+        assert exc_info is not None
+        status: CallStatus = "raised" if exc_info.phase in ("call", "load") else "error"
+        return CallResult(status, exc=exc_info, detail=exc_info.message, elapsed=elapsed)
+
+    def call(self, function: str, args: Sequence[object] = ()) -> CallResult:
+        """Call the candidate's function bound to ``function`` with ``args``."""
+        problem = self._ensure_running()
+        if problem is not None:
+            return problem
+        return self._request({"op": "call", "target": function, "args": encode_args(args)})
+
+    def new_instance(self, system: str) -> CallResult:
+        """A fresh instance of the class bound to ``system`` (no-argument constructor).
+
+        On success ``value`` is an ``InstanceRef`` for ``method``.
+        """
+        problem = self._ensure_running()
+        if problem is not None:
+            return problem
+        result = self._request(
+            {"op": "new_instance", "target": system, "args": []}, decode=False
+        )
+        if not result.ok:
+            return result
+        raw = result.value
+        if not isinstance(raw, dict) or set(raw) != {"$instance"} or type(raw["$instance"]) is not int:
+            return self._violation("new_instance did not answer with an instance handle")
+        assert self._current is not None
+        ref = InstanceRef(raw["$instance"], self._current.generation, system)
+        return CallResult("returned", value=ref, elapsed=result.elapsed)
+
+    def method(self, instance: InstanceRef, name: str, args: Sequence[object] = ()) -> CallResult:
+        """Call operation ``name`` on an instance made by ``new_instance``."""
+        if self._current is None or instance.generation != self._current.generation:
+            return CallResult(
+                "stale_instance",
+                detail=f"{instance.system} instance {instance.handle} belonged to a sandbox "
+                "that has been replaced",
+            )
+        problem = self._ensure_running()
+        if problem is not None:
+            return problem
+        return self._request(
+            {"op": "method", "target": name, "instance": instance.handle,
+             "args": encode_args(args)}
+        )
+
+    def _violation(self, reason: str) -> CallResult:
+        if self._current is not None:
+            self._current.protocol_errors += 1
+        self.tainted = True
+        self._stop("protocol_error")
+        return CallResult("protocol_error", detail=reason)
+
+
+# --------------------------------------------------------------------------- selection
+
+
+def make_launcher(kind: BackendName, *, image: str | None = None) -> Launcher:
+    """The backend for ``kind``; ``docker`` raises SandboxUnavailable when it cannot run."""
+    if kind not in ("auto", "docker", "process"):
+        raise UsageError(f"unknown sandbox {kind!r}: choose auto, docker or process")
+    from derivative.forge import _docker, _process
+
+    if kind == "process":
+        return _process.ProcessLauncher()
+    if kind == "docker":
+        return _docker.DockerLauncher.connect(image or _docker.DEFAULT_IMAGE)
+    try:
+        return _docker.DockerLauncher.connect(image or _docker.DEFAULT_IMAGE, ping_timeout=2.0)
+    except SandboxUnavailable:
+        return _process.ProcessLauncher()
+
+
+def open_sandbox(
+    candidate: str | os.PathLike[str],
+    *,
+    module: str | None = None,
+    kind: BackendName = "auto",
+    contract_sha256: str,
+    binds: Mapping[str, str] | None = None,
+    limits: Limits | None = None,
+    image: str | None = None,
+    launcher: Launcher | None = None,
+) -> Sandbox:
+    """Stage ``candidate`` and return an (unstarted) session; use it as a context manager.
+
+    ``binds`` maps spec names to ``"module:attr"`` (the spec's ``bind`` declarations).
+    """
+    chosen = launcher or make_launcher(kind, image=image)
+    staged = stage_candidate(candidate, module)
+    for name, target in (binds or {}).items():
+        mod, sep, attr = target.partition(":")
+        if not sep or not _module_name_ok(mod) or not _module_name_ok(attr):
+            shutil.rmtree(staged.root, ignore_errors=True)
+            raise UsageError(f"bind {name} to {target!r}: expected \"module:attr\"")
+    return Sandbox(chosen, staged, contract_sha256, dict(binds or {}), limits or Limits())

@@ -1,0 +1,761 @@
+# derivative: stdlib-only
+"""The sandbox worker: imports a candidate and answers calls over a framed channel.
+
+This file runs *inside* the sandbox, as a script (``python -I -S _worker.py CANDIDATE_DIR
+MODULE --fds R,W`` or ``... --stdio``), in whatever Python >= 3.10 the sandbox offers.  It
+therefore imports nothing but the standard library: the project is not installed in the
+sandbox image, and the less code shares an interpreter with the candidate the less there
+is to subvert (ARCHITECTURE.md §3, "the oracle lives on the host").
+
+Why it is built the way it is:
+
+- **The channel is not the candidate's stdout.**  The worker talks over a dedicated pipe
+  pair (``--fds``, process backend) or over private duplicates of the original stdin/stdout
+  (``--stdio``, Docker).  Before any candidate code runs, file descriptors 0, 1 and 2 are
+  pointed at ``/dev/null`` or the log, so nothing the candidate prints can be read as an
+  answer.  The candidate still shares the interpreter and *could* write into the channel on
+  purpose; the host treats every frame as untrusted for that reason.
+- **Frames** are ``<decimal length>\\n<ASCII JSON>``, capped at ``MAX_FRAME`` bytes.  A text
+  header keeps every byte printable, so no transport (a Docker attach stream included) can
+  mistake a length for a control sequence.
+- **The worker judges nothing.**  It looks names up, converts values, calls, and reports
+  results or exceptions (their class names along the MRO and the message).  The oracle,
+  the receipts and every verdict live on the host.
+- **Process-backend set-up happens here, before the candidate is imported** (the ``setup``
+  request): fresh namespaces through ``unshare(2)`` (via ``ctypes``: Python 3.11 has no
+  ``os.unshare``), a private read-only root built from read-only bind mounts and entered
+  with ``pivot_root(2)``, an empty tmpfs ``/tmp``, an unprivileged id, no capabilities,
+  ``no_new_privs`` and resource limits.  The host verifies the outcome independently from
+  ``/proc``; what the worker reports is only a cross-check.
+
+Protocol (one request at a time; every response echoes the request's ``id``)::
+
+    -> {"id": 0, "op": "setup", "args": {...}}       process backend only, first request
+    <- {"id": 0, "ok": true, "value": {"stage": "unshared", ...}}
+    -> {"id": 0, "op": "mapped"}                     only if the host writes the id maps
+    <- {"id": 0, "ok": true, "value": {"stage": "forked", "pid": N}}   with a PID namespace
+    <- {"id": 0, "ok": true, "value": {"stage": "ready", ...}}
+    -> {"id": 1, "op": "load", "target": MODULE, "args": {"binds": {name: "mod:attr"}}}
+    -> {"id": n, "op": "call", "target": NAME, "args": [...]}
+    -> {"id": n, "op": "new_instance", "target": CLASS, "args": []}
+    -> {"id": n, "op": "method", "target": METHOD, "instance": H, "args": [...]}
+    <- {"id": n, "ok": true, "value": V} | {"id": n, "ok": false, "exc": {"mro", "message",
+                                                                        "phase"}}
+
+Values: JSON scalars, arrays for lists, and tagged objects ``{"$date": "YYYY-MM-DD"}``,
+``{"$enum": [Enum, member]}``, ``{"$frac": "p/q"}``, ``{"$float": "nan"|"inf"|"-inf"}``,
+``{"$tuple": [...]}``, ``{"$instance": H}`` and, for results of any other type,
+``{"$object": {"type": name, "repr": text}}``.  Arguments of type real arrive as ``$frac``
+and are handed to the candidate as ``float`` (LANGUAGE.md §3); enum arguments become members
+of the candidate's own ``enum.Enum`` subclass of that name if it defines one, else the
+member name as ``str``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import datetime
+import enum
+import errno
+import fractions
+import importlib
+import json
+import math
+import os
+import resource
+import signal
+import sys
+from collections.abc import Callable
+from typing import Any
+
+MAX_FRAME = 1 << 20
+"""Largest frame body either side accepts (1 MiB); the host uses the same figure."""
+
+MAX_HEADER = 9
+"""Longest length header: up to 8 digits and the newline."""
+
+MAX_DEPTH = 64
+"""Deepest nesting of a value the worker encodes; deeper results become ``$object``."""
+
+MAX_TEXT = 2000
+"""Longest exception message or repr sent back (longer ones are cut)."""
+
+PHASES = ("lookup", "decode", "call", "encode", "load", "protocol")
+
+# --------------------------------------------------------------------------- the channel
+
+
+class Channel:
+    """Framed JSON over two file descriptors; no buffering beyond the current frame."""
+
+    def __init__(self, rfd: int, wfd: int) -> None:
+        self.rfd = rfd
+        self.wfd = wfd
+
+    def _read_exact(self, n: int) -> bytes | None:
+        chunks: list[bytes] = []
+        while n > 0:
+            try:
+                chunk = os.read(self.rfd, min(n, 65536))
+            except InterruptedError:  # pragma: no cover - PEP 475 retries already
+                continue
+            if not chunk:
+                return None
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    def read(self) -> dict[str, Any] | None:
+        """The next request, or None at end of input (the host closed the channel)."""
+        header = b""
+        while not header.endswith(b"\n"):
+            byte = self._read_exact(1)
+            if byte is None:
+                return None
+            header += byte
+            if len(header) > MAX_HEADER:
+                raise ValueError("frame header too long")
+        digits = header[:-1]
+        if not digits.isdigit():
+            raise ValueError("frame header is not a length")
+        size = int(digits)
+        if size > MAX_FRAME:
+            raise ValueError(f"frame of {size} bytes exceeds the cap")
+        body = self._read_exact(size)
+        if body is None:
+            return None
+        request = json.loads(body.decode("ascii"))
+        if not isinstance(request, dict):
+            raise ValueError("a request must be a JSON object")
+        return request
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Write one frame with a single ``write`` where the pipe allows it."""
+        body = json.dumps(message, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+        data = body.encode("ascii")
+        if len(data) > MAX_FRAME:
+            # Never send what the host must reject: replace it by an error that fits.
+            fallback = {
+                "id": message.get("id"),
+                "ok": False,
+                "exc": {
+                    "mro": ["SandboxFrameTooLarge", "Exception", "BaseException", "object"],
+                    "message": f"the response was {len(data)} bytes; the cap is {MAX_FRAME}",
+                    "phase": "encode",
+                },
+            }
+            data = json.dumps(fallback, ensure_ascii=True, separators=(",", ":")).encode()
+        frame = str(len(data)).encode("ascii") + b"\n" + data
+        view = memoryview(frame)
+        while view:
+            written = os.write(self.wfd, view)
+            view = view[written:]
+
+
+# --------------------------------------------------------------------------- values
+
+
+class DecodeError(Exception):
+    """An argument the worker cannot turn into a Python value."""
+
+
+class Candidate:
+    """The imported candidate module and the bind table (spec name -> ``module:attr``)."""
+
+    def __init__(self, module: Any, binds: dict[str, str]) -> None:
+        self.module = module
+        self.binds = binds
+        self.instances: dict[int, Any] = {}
+        self.next_handle = 1
+
+    def resolve(self, name: str) -> Any:
+        """The object bound to a spec name: the ``bind`` target, else the module attribute."""
+        target = self.binds.get(name)
+        if target is None:
+            if not hasattr(self.module, name):
+                raise LookupError(f"the candidate defines no {name!r}")
+            return getattr(self.module, name)
+        module_name, _, attr_path = target.partition(":")
+        obj: Any = importlib.import_module(module_name) if module_name else self.module
+        for part in (attr_path or name).split("."):
+            if not hasattr(obj, part):
+                raise LookupError(f"bind {name} -> {target}: no attribute {part!r}")
+            obj = getattr(obj, part)
+        return obj
+
+    def enum_member(self, enum_name: str, member: str) -> Any:
+        """The candidate's own enum member if it defines that enum, else the name as str."""
+        try:
+            cls = self.resolve(enum_name)
+        except LookupError:
+            return member
+        except Exception as exc:  # a broken bind target: report it as a decode error
+            raise DecodeError(f"enum {enum_name}: {exc}") from exc
+        if isinstance(cls, type) and issubclass(cls, enum.Enum):
+            try:
+                return cls[member]
+            except KeyError:
+                raise DecodeError(f"{enum_name} has no member {member!r}") from None
+        return member
+
+
+def decode(value: Any, candidate: Candidate, depth: int = 0) -> Any:
+    """A request value (JSON) as the Python value the candidate receives."""
+    if depth > MAX_DEPTH:
+        raise DecodeError("argument nested too deeply")
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value
+    if isinstance(value, list):
+        return [decode(v, candidate, depth + 1) for v in value]
+    if isinstance(value, dict) and len(value) == 1:
+        ((tag, payload),) = value.items()
+        if tag == "$date" and isinstance(payload, str):
+            return datetime.date.fromisoformat(payload)
+        if tag == "$frac" and isinstance(payload, str):
+            return float(fractions.Fraction(payload))
+        if tag == "$float" and payload in ("nan", "inf", "-inf"):
+            return float(payload)
+        if tag == "$enum" and isinstance(payload, list) and len(payload) == 2:
+            return candidate.enum_member(str(payload[0]), str(payload[1]))
+        if tag == "$tuple" and isinstance(payload, list):
+            return tuple(decode(v, candidate, depth + 1) for v in payload)
+    raise DecodeError(f"unsupported argument {value!r:.200}")
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
+
+
+def _safe_repr(value: Any) -> str:
+    try:
+        return _short(repr(value))
+    except BaseException:
+        return "<unrepresentable>"
+
+
+def _opaque(value: Any) -> dict[str, Any]:
+    try:
+        name = type(value).__qualname__
+    except BaseException:
+        name = "?"
+    return {"$object": {"type": _short(str(name)), "repr": _safe_repr(value)}}
+
+
+def encode(value: Any, depth: int = 0) -> Any:
+    """A candidate's result as JSON; exact built-in types only, anything else is opaque.
+
+    Subclasses of ``int``, ``str`` or ``list`` are not passed off as the base type: a
+    result of the wrong type must fail the obligation that reads it, and a subclass could
+    carry its own ``__eq__``.  Enum members (``IntEnum`` included) are checked first.
+    """
+    if depth > MAX_DEPTH:
+        return {"$object": {"type": "?", "repr": "<nested too deeply>"}}
+    kind = type(value)
+    if value is None or kind is bool or kind is str:
+        return value
+    if kind is int:
+        try:
+            json.dumps(value)
+        except ValueError:  # more digits than int->str conversion allows
+            return {"$object": {"type": "int", "repr": "<integer too large to print>"}}
+        return value
+    if kind is float:
+        if math.isnan(value):
+            return {"$float": "nan"}
+        if math.isinf(value):
+            return {"$float": "inf" if value > 0 else "-inf"}
+        return value
+    if isinstance(value, enum.Enum):
+        return {"$enum": [kind.__name__, value.name]}
+    if kind is datetime.date:
+        return {"$date": value.isoformat()}
+    if kind is fractions.Fraction:
+        return {"$frac": f"{value.numerator}/{value.denominator}"}
+    if kind is list:
+        return [encode(v, depth + 1) for v in value]
+    if kind is tuple:
+        return {"$tuple": [encode(v, depth + 1) for v in value]}
+    return _opaque(value)
+
+
+def exception_info(exc: BaseException, phase: str) -> dict[str, Any]:
+    """What the host learns about an exception: class names along the MRO and the message."""
+    try:
+        mro = [_short(str(c.__name__)) for c in type(exc).__mro__][:64]
+    except BaseException:
+        mro = ["BaseException", "object"]
+    try:
+        message = _short(str(exc))
+    except BaseException:
+        message = "<unprintable exception>"
+    return {"mro": mro, "message": message, "phase": phase}
+
+
+def _synthetic(name: str, base: str, message: str, phase: str) -> dict[str, Any]:
+    """An error of the worker's own (no such function, bad argument) in the same shape."""
+    return {"mro": [name, base, "Exception", "BaseException", "object"], "message": message,
+            "phase": phase}
+
+
+# --------------------------------------------------------------------------- requests
+
+
+class Worker:
+    """Dispatches requests; holds the candidate once ``load`` succeeded."""
+
+    def __init__(self, channel: Channel, candidate_dir: str, module: str) -> None:
+        self.channel = channel
+        self.candidate_dir = candidate_dir
+        self.module_name = module
+        self.candidate: Candidate | None = None
+
+    def reply(self, rid: Any, value: Any) -> None:
+        self.channel.send({"id": rid, "ok": True, "value": value})
+
+    def fail(self, rid: Any, info: dict[str, Any]) -> None:
+        self.channel.send({"id": rid, "ok": False, "exc": info})
+
+    def load(self, rid: Any, request: dict[str, Any]) -> None:
+        args = request.get("args") or {}
+        binds = args.get("binds") or {}
+        module_name = request.get("target") or self.module_name
+        if self.candidate_dir not in sys.path:
+            sys.path.insert(0, self.candidate_dir)
+        sys.dont_write_bytecode = True
+        try:
+            module = importlib.import_module(module_name)
+        except BaseException as exc:
+            self.fail(rid, exception_info(exc, "load"))
+            return
+        self.candidate = Candidate(module, {str(k): str(v) for k, v in binds.items()})
+        self.reply(rid, {"module": module_name})
+
+    def invoke(self, rid: Any, request: dict[str, Any]) -> None:
+        candidate = self.candidate
+        if candidate is None:
+            self.fail(rid, _synthetic("SandboxNotLoaded", "RuntimeError",
+                                      "no candidate loaded", "lookup"))
+            return
+        op = request.get("op")
+        target = str(request.get("target"))
+        raw_args = request.get("args") or []
+        function: Callable[..., Any]
+        try:
+            if op == "call":
+                function = candidate.resolve(target)
+            elif op == "new_instance":
+                function = candidate.resolve(target)
+                if not isinstance(function, type):
+                    raise LookupError(f"{target} is not a class")
+            else:
+                handle = request.get("instance")
+                if handle not in candidate.instances:
+                    raise LookupError(f"no instance {handle!r}")
+                function = getattr(candidate.instances[handle], target)
+            if not callable(function):
+                raise LookupError(f"{target} is not callable")
+        except BaseException as exc:
+            self.fail(rid, _synthetic("SandboxLookupError", "LookupError", str(exc), "lookup")
+                      if isinstance(exc, LookupError) else exception_info(exc, "lookup"))
+            return
+        try:
+            args = [decode(a, candidate) for a in raw_args]
+        except BaseException as exc:
+            self.fail(rid, _synthetic("SandboxDecodeError", "ValueError", str(exc), "decode"))
+            return
+        try:
+            result = function(*args)
+        except BaseException as exc:
+            self.fail(rid, exception_info(exc, "call"))
+            return
+        try:
+            if op == "new_instance":
+                handle = candidate.next_handle
+                candidate.next_handle += 1
+                candidate.instances[handle] = result
+                encoded: Any = {"$instance": handle}
+            else:
+                encoded = encode(result)
+        except BaseException as exc:
+            self.fail(rid, exception_info(exc, "encode"))
+            return
+        self.reply(rid, encoded)
+
+    def serve(self) -> int:
+        """Answer requests until the host closes the channel."""
+        while True:
+            try:
+                request = self.channel.read()
+            except (ValueError, UnicodeDecodeError) as exc:
+                self.fail(None, _synthetic("SandboxProtocolError", "ValueError", str(exc),
+                                           "protocol"))
+                return 3
+            if request is None:
+                return 0
+            rid = request.get("id")
+            op = request.get("op")
+            if op == "load":
+                self.load(rid, request)
+            elif op in ("call", "new_instance", "method"):
+                self.invoke(rid, request)
+            else:
+                self.fail(rid, _synthetic("SandboxProtocolError", "ValueError",
+                                          f"unknown op {op!r}", "protocol"))
+
+
+# --------------------------------------------------------------------------- isolation set-up
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_NOATIME = 1024
+MS_NODIRATIME = 2048
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+MS_RELATIME = 1 << 21
+MNT_DETACH = 2
+
+ST_TO_MS = {1: MS_RDONLY, 2: MS_NOSUID, 4: MS_NODEV, 8: MS_NOEXEC, 1024: MS_NOATIME,
+            2048: MS_NODIRATIME, 4096: MS_RELATIME}
+"""statvfs ``f_flag`` bits -> mount flags, to keep a bind mount's locked flags on remount."""
+
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_DUMPABLE = 4
+
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203,
+                  "s390x": 217, "armv7l": 218}
+SYS_CAPSET = {"x86_64": 126, "aarch64": 91, "riscv64": 91, "ppc64le": 184,
+              "s390x": 185, "armv7l": 185}
+
+RLIMITS = {"CPU": resource.RLIMIT_CPU, "AS": resource.RLIMIT_AS,
+           "FSIZE": resource.RLIMIT_FSIZE, "NOFILE": resource.RLIMIT_NOFILE,
+           "NPROC": resource.RLIMIT_NPROC, "CORE": resource.RLIMIT_CORE}
+
+NAMESPACE_FLAGS = {"user": CLONE_NEWUSER, "mount": CLONE_NEWNS, "network": CLONE_NEWNET,
+                   "pid": CLONE_NEWPID, "ipc": CLONE_NEWIPC, "uts": CLONE_NEWUTS}
+
+
+class SetupError(Exception):
+    """A step of the isolation set-up failed; reported to the host, which decides."""
+
+
+def _libc() -> Any:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        code = ctypes.get_errno()
+        raise SetupError(f"{what}: {os.strerror(code)} (errno {code})")
+
+
+def _mount(libc: Any, source: str | None, target: str, fstype: str | None, flags: int,
+           data: str | None = None) -> None:
+    _check(libc.mount(source.encode() if source else None, target.encode(),
+                      fstype.encode() if fstype else None, ctypes.c_ulong(flags),
+                      data.encode() if data else None), f"mount {source or fstype} on {target}")
+
+
+def _unshare(libc: Any, names: tuple[str, ...]) -> None:
+    flags = 0
+    for name in names:
+        flags |= NAMESPACE_FLAGS[name]
+    _check(libc.unshare(ctypes.c_int(flags)), "unshare " + ",".join(names))
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def _bind_readonly(libc: Any, source_fd: int, target: str) -> None:
+    """Bind ``source_fd``'s file or tree at ``target`` read-only, keeping locked flags."""
+    _mount(libc, f"/proc/self/fd/{source_fd}", target, None, MS_BIND | MS_REC)
+    kept = 0
+    for st_bit, ms_bit in ST_TO_MS.items():
+        if os.statvfs(target).f_flag & st_bit:
+            kept |= ms_bit
+    _mount(libc, None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | kept)
+
+
+def _build_root(libc: Any, cfg: dict[str, Any]) -> list[str]:
+    """Mount a fresh root on ``cfg["mountpoint"]`` and pivot into it; return what was done.
+
+    The root is a small tmpfs holding only what the host listed: read-only binds of the
+    system libraries, the interpreter and the staged candidate, a few device nodes, a fresh
+    ``/proc`` for the new PID namespace and an empty ``/tmp``.  Everything else of the
+    host (``/root``, ``/home``, ``/run`` with its sockets, other users' files) is simply
+    not there.  Sources are opened before anything is mounted, so a mount cannot hide one.
+    """
+    done: list[str] = []
+    root = cfg["mountpoint"]
+    sources: list[tuple[int, str, bool]] = []
+    for source, target in cfg.get("ro_binds", []):
+        try:
+            fd = os.open(source, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            continue
+        sources.append((fd, target, os.path.isdir(source)))
+    devices: list[tuple[int, str]] = []
+    for device in cfg.get("devices", []):
+        try:
+            devices.append((os.open(device, os.O_PATH | os.O_CLOEXEC), device))
+        except OSError:
+            continue
+    _mount(libc, None, "/", None, MS_REC | MS_PRIVATE)
+    _mount(libc, "tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
+    for path in ("proc", "tmp", "dev", "etc"):
+        os.makedirs(os.path.join(root, path), exist_ok=True)
+    for target, link in cfg.get("symlinks", []):
+        where = root + link
+        os.makedirs(os.path.dirname(where), exist_ok=True)
+        if not os.path.lexists(where):
+            os.symlink(target, where)
+    for fd, target, is_dir in sources:
+        where = root + target
+        if is_dir:
+            os.makedirs(where, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(where), exist_ok=True)
+            os.close(os.open(where, os.O_WRONLY | os.O_CREAT, 0o644))
+        _bind_readonly(libc, fd, where)
+        os.close(fd)
+    for fd, device in devices:
+        where = root + device
+        os.close(os.open(where, os.O_WRONLY | os.O_CREAT, 0o644))
+        _mount(libc, f"/proc/self/fd/{fd}", where, None, MS_BIND)
+        os.close(fd)
+    done.append("root:private")
+    try:
+        _mount(libc, "proc", root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        done.append("proc:private")
+    except SetupError:
+        pass
+    tmp_size = int(cfg.get("tmp_bytes", 16 << 20))
+    _mount(libc, "tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+           f"size={tmp_size},mode=1777")
+    done.append("tmp:private")
+    os.chdir(root)
+    number = SYS_PIVOT_ROOT.get(os.uname().machine)
+    if number is not None:
+        _check(libc.syscall(ctypes.c_long(number), b".", b"."), "pivot_root")
+        _check(libc.umount2(b".", ctypes.c_int(MNT_DETACH)), "detach the old root")
+        done.append("pivot_root")
+    else:
+        os.chroot(".")
+        done.append("chroot")
+    os.chdir("/")
+    _mount(libc, None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    done.append("root:read-only")
+    os.chdir("/tmp")
+    return done
+
+
+def _drop_capabilities(libc: Any) -> bool:
+    """Clear every capability set (a no-op after a switch from root to another id)."""
+    number = SYS_CAPSET.get(os.uname().machine)
+    if number is None:
+        return False
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)
+    data = (ctypes.c_uint32 * 6)()
+    return bool(libc.syscall(ctypes.c_long(number), header, data) == 0)
+
+
+def _drop_privileges(libc: Any, cfg: dict[str, Any], user_ns: bool) -> list[str]:
+    done: list[str] = []
+    uid = int(cfg.get("uid", 65534))
+    gid = int(cfg.get("gid", 65534))
+    if os.geteuid() == 0 and (not user_ns or cfg.get("map_by_host")):
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+        done.append(f"uid:{uid}")
+    if _drop_capabilities(libc):
+        done.append("capabilities:none")
+    if libc.prctl(ctypes.c_int(PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), ctypes.c_ulong(0),
+                  ctypes.c_ulong(0), ctypes.c_ulong(0)) == 0:
+        done.append("no_new_privs")
+    return done
+
+
+def _apply_rlimits(limits: dict[str, Any]) -> list[str]:
+    done: list[str] = []
+    for name, value in limits.items():
+        which = RLIMITS.get(name)
+        if which is None:
+            continue
+        soft, hard = (int(value[0]), int(value[1])) if isinstance(value, list) else (
+            int(value), int(value))
+        try:
+            resource.setrlimit(which, (soft, hard))
+            done.append(f"rlimit:{name.lower()}={soft}")
+        except (ValueError, OSError):
+            continue
+    return done
+
+
+def _redirect_output(log_fd: int | None) -> None:
+    """Point fds 0, 1, 2 away from the channel: stdin empty, prints to the log or nowhere."""
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    target = log_fd if log_fd is not None else null
+    os.dup2(target, 1)
+    os.dup2(target, 2)
+    if null > 2:
+        os.close(null)
+    sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - lives as long as the process
+    sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+
+
+def setup(worker: Worker, request: dict[str, Any]) -> int | None:
+    """Isolate this process as the host asked; return an exit code in the waiting parent.
+
+    The order matters: namespaces first (the user namespace must be created while the
+    process is single-threaded), then the id maps, then a fork so the child is PID 1 of
+    the new PID namespace, then the new root, limits and the drop to the unprivileged id;
+    only then does the candidate get imported (by a later ``load`` request).
+    """
+    rid = request.get("id")
+    cfg = request.get("args") or {}
+    channel = worker.channel
+    libc = _libc()
+    done: list[str] = []
+    errors: list[str] = []
+    namespaces: tuple[str, ...] = ()
+    if cfg.get("namespaces"):
+        attempts: list[tuple[str, ...]] = [("user", "mount", "network", "pid", "ipc", "uts")]
+        if os.geteuid() == 0:
+            attempts.append(("mount", "network", "pid", "ipc", "uts"))
+        for names in attempts:
+            try:
+                _unshare(libc, names)
+                namespaces = names
+                break
+            except SetupError as exc:
+                errors.append(str(exc))
+    user_ns = "user" in namespaces
+    awaiting_map = user_ns and bool(cfg.get("map_by_host"))
+    worker.reply(rid, {"stage": "unshared", "namespaces": list(namespaces), "errors": errors,
+                       "awaiting_map": awaiting_map})
+    if awaiting_map:
+        answer = channel.read()
+        if answer is None or answer.get("op") != "mapped":
+            return 3
+    elif user_ns:
+        uid, gid = os.geteuid(), os.getegid()
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"0 {uid} 1\n")
+        _write("/proc/self/gid_map", f"0 {gid} 1\n")
+    if "pid" in namespaces:
+        release_r, release_w = os.pipe()
+        child = os.fork()
+        if child:
+            os.close(release_r)
+            worker.reply(rid, {"stage": "forked", "pid": child})
+            os.close(release_w)
+            os.close(channel.rfd)
+            os.close(channel.wfd)
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(sig, signal.SIG_IGN)
+            while True:
+                try:
+                    _, status = os.waitpid(child, 0)
+                    break
+                except ChildProcessError:
+                    return 0
+            return os.waitstatus_to_exitcode(status)
+        os.close(release_w)
+        os.read(release_r, 1)
+        os.close(release_r)
+    done.extend(f"namespace:{n}" for n in namespaces)
+    if namespaces and "mount" in namespaces and cfg.get("mountpoint"):
+        try:
+            done.extend(_build_root(libc, cfg))
+            worker.candidate_dir = str(cfg.get("candidate_inside", worker.candidate_dir))
+        except (SetupError, OSError) as exc:
+            errors.append(f"root: {exc}")
+            worker.reply(rid, {"stage": "failed", "errors": errors})
+            return 4
+    elif cfg.get("workdir"):
+        os.chdir(cfg["workdir"])
+    if "uts" in namespaces:
+        try:
+            import socket
+
+            socket.sethostname("sandbox")
+        except OSError:
+            pass
+    os.umask(0o077)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    log_fd = cfg.get("log_fd")
+    _redirect_output(int(log_fd) if isinstance(log_fd, int) else None)
+    done.extend(_drop_privileges(libc, cfg, user_ns))
+    done.extend(_apply_rlimits(cfg.get("rlimits") or {}))
+    libc.prctl(ctypes.c_int(PR_SET_DUMPABLE), ctypes.c_ulong(0), ctypes.c_ulong(0),
+               ctypes.c_ulong(0), ctypes.c_ulong(0))
+    worker.reply(rid, {"stage": "ready", "isolation": done, "errors": errors,
+                       "python": sys.version.split()[0], "uid": os.getuid()})
+    return None
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def _parse_argv(argv: list[str]) -> tuple[str, str, str]:
+    if len(argv) != 4 or argv[3] not in ("--stdio",) and not argv[3].startswith("--fds="):
+        raise SystemExit("usage: _worker.py CANDIDATE_DIR MODULE (--fds=R,W | --stdio)")
+    return argv[1], argv[2], argv[3]
+
+
+def main(argv: list[str]) -> int:
+    """Serve one candidate over the channel named on the command line."""
+    candidate_dir, module, how = _parse_argv(argv)
+    if how == "--stdio":
+        # Docker: the channel is the container's stdin/stdout.  Keep private copies and
+        # point the standard descriptors elsewhere before anything else can print.
+        rfd, wfd = os.dup(0), os.dup(1)
+        _redirect_output(2)
+    else:
+        rfd, wfd = (int(x) for x in how[len("--fds="):].split(","))
+    worker = Worker(Channel(rfd, wfd), candidate_dir, module)
+    try:
+        first = worker.channel.read()
+    except (ValueError, UnicodeDecodeError):
+        return 3
+    if first is None:
+        return 0
+    if first.get("op") == "setup":
+        try:
+            code = setup(worker, first)
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                return 3
+            raise
+        if code is not None:
+            return code
+    elif first.get("op") == "load":
+        worker.load(first.get("id"), first)
+    else:
+        worker.fail(first.get("id"), _synthetic("SandboxProtocolError", "ValueError",
+                                                "expected setup or load", "protocol"))
+        return 3
+    return worker.serve()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
