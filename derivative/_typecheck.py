@@ -78,7 +78,8 @@ from __future__ import annotations
 import difflib
 import linecache
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections import ChainMap
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from fractions import Fraction
@@ -323,33 +324,47 @@ def assignable(target: Ty, value: Ty) -> bool:
     return base(target) == base(value)
 
 
+_CANDIDATES: tuple[Ty, ...] = (INT, REAL, STR, DATE, TList(TAny()))
+"""What an operand of unknown type (an element of ``[]``) might be, for arithmetic."""
+
+
 def _arith(op: str, a: Ty, b: Ty) -> Ty | None:
-    """Result type of ``a op b`` for a BinOp, or None if undefined on these types."""
+    """Result type of ``a op b`` for a BinOp, or None if undefined on these types.
+
+    An operand of unknown type (``TAny``: an element of ``[]``) is tried as every type
+    that arithmetic accepts; the result is the one outcome if all possible readings
+    agree (``x + 0.5`` is real), else unknown (``x + 1`` may be an int or a date)."""
     if isinstance(a, TAny) and isinstance(b, TAny):
-        return TAny()
+        return REAL if op == "/" else TAny()
+    if isinstance(a, TAny) or isinstance(b, TAny):
+        outcomes: set[Ty] = set()
+        for cand in _CANDIDATES:
+            r = _arith(op, cand, b) if isinstance(a, TAny) else _arith(op, a, cand)
+            if r is not None:
+                outcomes.add(r)
+        if not outcomes:
+            return None
+        return outcomes.pop() if len(outcomes) == 1 else TAny()
     num_a, num_b = _is_num(a), _is_num(b)
     if op == "+":
         if num_a and num_b:
             return _num_result(a, b)
-        if _is_str(a) and _is_str(b):
+        if isinstance(a, TStr) and isinstance(b, TStr):
             return STR
         if isinstance(a, TList) and isinstance(b, TList):
             e = join(a.elem, b.elem)
             return None if e is None else TList(base(e))
-        if isinstance(a, TDate) and _is_int(b):
+        if isinstance(a, TDate) and isinstance(b, TInt):
             return DATE
-        if _is_int(a) and isinstance(b, TDate):
+        if isinstance(a, TInt) and isinstance(b, TDate):
             return DATE
-        if isinstance(a, TAny) or isinstance(b, TAny):
-            other = b if isinstance(a, TAny) else a
-            return base(other) if isinstance(other, (TStr, TList, TDate)) else None
         return None
     if op == "-":
         if num_a and num_b:
             return _num_result(a, b)
         if isinstance(a, TDate) and isinstance(b, TDate):
             return INT
-        if isinstance(a, TDate) and _is_int(b):
+        if isinstance(a, TDate) and isinstance(b, TInt):
             return DATE
         return None
     if not (num_a and num_b):
@@ -533,12 +548,39 @@ def _matching_literal_column(file: str, line: int, type_col: int) -> int | None:
 # --------------------------------------------------------------------------- checker state
 
 
+class _Forbidden(Mapping[str, tuple[str, str | None]]):
+    """Declared names that may not be used here, with the message and hint to give.
+
+    Built per obligation, so it formats messages only on a look-up that hits (a
+    dictionary of every param per obligation made large specs quadratic)."""
+
+    def __init__(self, names: Collection[str], message: str, hint: str | None) -> None:
+        self._names = names
+        self._message = message
+        self._hint = hint
+
+    def __getitem__(self, name: str) -> tuple[str, str | None]:
+        if name not in self._names:
+            raise KeyError(name)
+        hint = None if self._hint is None else self._hint.format(name=name)
+        return (self._message.format(name=repr(name)), hint)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 @dataclass
 class _Ctx:
     """What an expression may see."""
 
     file: str
-    names: dict[str, Ty]
+    names: Mapping[str, Ty]
     result: Ty | None = None
     result_error: str | None = "`result` is only allowed in ensures clauses and count predicates"
     forbidden: Mapping[str, tuple[str, str | None]] = field(default_factory=dict)
@@ -627,7 +669,7 @@ class _ExprChecker(ExprVisitor[Ty]):
                 self.err(item, f"list items must have one type: {elem.show()} and {t.show()}")
                 return TList(TAny())
             elem = j
-        return TList(base(elem) if not isinstance(elem, TEnum) else elem)
+        return TList(base(elem))
 
     def visit_enum_member(self, node: EnumMember) -> Ty:
         enums = self.state.info.enums
@@ -717,17 +759,19 @@ class _ExprChecker(ExprVisitor[Ty]):
             if isinstance(operand, Range) and i > 0 and node.ops[i - 1] in ("in", "not in"):
                 types.append(TRange())
                 self._range(operand)
+            elif isinstance(operand, Range):
+                self.visit(operand)  # reports the misplaced range
+                types.append(TAny())
             else:
                 types.append(self.visit(operand))
         for i, op in enumerate(node.ops):
             left, right = types[i], types[i + 1]
             lnode, rnode = node.operands[i], node.operands[i + 1]
-            if isinstance(left, TAny) or isinstance(right, TAny):
-                if isinstance(right, TRange) and not _is_int(left):
-                    self.err(lnode, f"`{op} LO..HI` needs an int on the left, not {left.show()}")
-                continue
             if isinstance(left, TRange):
+                # `x in 1..3 < y`: the range would also be the left of the next link.
                 self.err(lnode, "a range LO..HI may only follow `in` or `not in`")
+                continue
+            if isinstance(left, TAny) or isinstance(right, TAny):
                 continue
             if op in ("in", "not in"):
                 self._membership(op, lnode, left, rnode, right)
@@ -907,8 +951,7 @@ class _ExprChecker(ExprVisitor[Ty]):
                 or "parameters: " + ", ".join(n for n, _, _ in sig.params),
             )
         if node.where is not None:
-            names = dict(self.state.info.const_types)
-            names.update({n: t for n, t, _ in sig.params})
+            names = ChainMap({n: t for n, t, _ in sig.params}, self.state.info.const_types)
             inner = _ExprChecker(
                 self.state,
                 _Ctx(
@@ -958,7 +1001,8 @@ class _ExprChecker(ExprVisitor[Ty]):
         ):
             return self.err(
                 node,
-                f"{node.func!r} is a spec function; it can only be called in its own examples",
+                f"{node.func!r} is a spec function; it can only be called as the CALL of its "
+                "own examples (`CALL == VALUE`, `CALL raises E`)",
                 "state what it must do with requires/ensures over its parameters and result",
             )
         if node.func in ("all", "any"):
@@ -1050,7 +1094,7 @@ class _ExprChecker(ExprVisitor[Ty]):
     def _builtin_sum(self, node: Call, args: list[Ty]) -> Ty:
         t = args[0]
         if isinstance(t, TAny):
-            return INT
+            return t
         if not self._one(
             node, t, isinstance(t, TList) and _is_num(t.elem), "a list of int or real"
         ):
@@ -1392,23 +1436,21 @@ class _Checker:
 
         for name in order:
             d = self.const_decls[name]
-            if name in cyclic:
-                continue
             fallback = (d.line, d.column)
             ty = self.resolve(d.type, d.file, fallback)
-            self.info.const_types[name] = ty
+            self.info.const_types[name] = ty  # known even without a value: no cascades
+            if name in cyclic:
+                continue
             bad_dep = [
                 n
                 for n in free_names(d.value)
                 if n in self.const_decls and n not in self.info.const_values
             ]
-            forbidden = {
-                p: (
-                    f"a constant cannot use the param {p!r}",
-                    "constants are computed from literals and other constants",
-                )
-                for p in self.param_decls
-            }
+            forbidden = _Forbidden(
+                self.param_decls,
+                "a constant cannot use the param {name}",
+                "constants are computed from literals and other constants",
+            )
             ctx = _Ctx(
                 file=d.file,
                 names={n: t for n, t in self.info.const_types.items() if n != name},
@@ -1570,19 +1612,23 @@ class _Checker:
 
     def obligation(self, ob: Obligation) -> None:
         file, line, col = ob.file, ob.line, ob.column
-        consts = dict(self.info.const_types)
+        consts = self.info.const_types
         kind = ob.kind
-        where = "an invariant" if kind == "invariant" else "a function or operation clause"
-        param_forbidden = {
-            p: (
-                f"the param {p!r} cannot be used in {where}",
-                f"params belong to the requirement set; pass {p} in as an argument "
-                f"or declare it const",
+        if kind == "invariant":
+            param_forbidden = _Forbidden(
+                self.param_decls,
+                "the param {name} cannot be used in an invariant",
+                "params belong to the requirement set; declare {name} const",
             )
-            for p in self.param_decls
-        }
+        else:
+            param_forbidden = _Forbidden(
+                self.param_decls,
+                "the param {name} cannot be used in a function or operation clause",
+                "params belong to the requirement set; pass {name} in as an argument "
+                "or declare it const",
+            )
         if kind == "requirement":
-            names = {**consts, **self.info.param_types}
+            names: Mapping[str, Ty] = ChainMap(self.info.param_types, consts)
             ctx = _Ctx(
                 file=file,
                 names=names,
@@ -1618,7 +1664,7 @@ class _Checker:
         if kind == "example":
             self.example(ob, sig, consts)
             return
-        names = {**consts, **{n: t for n, t, _ in sig.params}}
+        names = ChainMap({n: t for n, t, _ in sig.params}, consts)
         what = "operation" if "." in owner else "function"
         if kind == "ensures":
             ctx = _Ctx(
@@ -1660,7 +1706,7 @@ class _Checker:
             line, col = (node.line, node.col) if node.line else (ob.line, ob.column)
             self.error(f"{what} must be a bool condition, not {t.show()}", ob.file, line, col)
 
-    def example(self, ob: Obligation, sig: Signature, consts: dict[str, Ty]) -> None:
+    def example(self, ob: Obligation, sig: Signature, consts: Mapping[str, Ty]) -> None:
         from derivative._eval import EvaluationError, evaluate
 
         owner = ob.owner or ""
@@ -1678,15 +1724,16 @@ class _Checker:
             call = expr
         ctx = _Ctx(
             file=file,
-            names=dict(consts),
+            names=consts,
             line=ob.line,
             column=ob.column,
             result_error="`result` cannot appear in an example; compare the call with "
             "the expected value",
-            forbidden={
-                p: (f"an example cannot use the param {p!r}", "examples use literals and constants")
-                for p in self.param_decls
-            },
+            forbidden=_Forbidden(
+                self.param_decls,
+                "an example cannot use the param {name}",
+                "examples use literals and constants",
+            ),
         )
         checker = _ExprChecker(self.state, ctx)
 

@@ -140,10 +140,11 @@ class _Doc(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class _Where(_Doc):
-    file: str = Field(description="the source file, as given or joined to the including file")
-    line: int = Field(ge=0, description="1-based line (0 when unknown)")
-    column: int = Field(ge=0, description="1-based column (0 when unknown)")
+SourceFileName: TypeAlias = Annotated[
+    str, Field(description="the source file, as given or joined to the including file")
+]
+SourceLine: TypeAlias = Annotated[int, Field(ge=0, description="1-based line (0 when unknown)")]
+SourceColumn: TypeAlias = Annotated[int, Field(ge=0, description="1-based column (0 when unknown)")]
 
 
 class SpecRef(_Doc):
@@ -167,55 +168,79 @@ class ParameterDoc(_Doc):
     from_op: str | None = Field(description="`p: T from op`: the operation whose results p takes")
 
 
-class EnumDoc(_Where):
+class EnumDoc(_Doc):
     kind: Literal["enum"]
     name: str
     members: list[str]
+    file: SourceFileName
+    line: SourceLine
+    column: SourceColumn
 
 
-class ExceptionDoc(_Where):
+class ExceptionDoc(_Doc):
     kind: Literal["exception"]
     name: str
     base: str
+    file: SourceFileName
+    line: SourceLine
+    column: SourceColumn
 
 
-class ConstDoc(_Where):
+class ConstDoc(_Doc):
     kind: Literal["const"]
     name: str
     type: str
     value: str = Field(description="the defining expression, in the language's syntax")
+    file: SourceFileName
+    line: SourceLine
+    column: SourceColumn
 
 
-class ParamDoc(_Where):
+class ParamDoc(_Doc):
     kind: Literal["param"]
     name: str
     type: str
+    file: SourceFileName
+    line: SourceLine
+    column: SourceColumn
 
 
-class FunctionDoc(_Where):
+class FunctionDoc(_Doc):
     kind: Literal["function"]
     name: str
     params: list[ParameterDoc]
     returns: str
+    file: SourceFileName
+    line: SourceLine
+    column: SourceColumn
 
 
-class OperationDoc(_Where):
+class OperationDoc(_Doc):
     name: str
     qualname: str = Field(description="`System.op`, the owner of the operation's clauses")
     params: list[ParameterDoc]
     returns: str
+    file: SourceFileName
+    line: SourceLine
+    column: SourceColumn
 
 
-class SystemDoc(_Where):
+class SystemDoc(_Doc):
     kind: Literal["system"]
     name: str
     operations: list[OperationDoc]
+    file: SourceFileName
+    line: SourceLine
+    column: SourceColumn
 
 
-class BindDoc(_Where):
+class BindDoc(_Doc):
     kind: Literal["bind"]
     name: str
     target: str
+    file: SourceFileName
+    line: SourceLine
+    column: SourceColumn
 
 
 DeclarationDoc: TypeAlias = Annotated[
@@ -224,7 +249,7 @@ DeclarationDoc: TypeAlias = Annotated[
 ]
 
 
-class ObligationDoc(_Where):
+class ObligationDoc(_Doc):
     id: str
     generated_id: bool = Field(description="true when the id was derived from the content")
     kind: ObligationKind
@@ -234,6 +259,9 @@ class ObligationDoc(_Where):
     text: str | None
     tags: dict[str, str]
     ast: Expr = Field(description="the same expression as a typed syntax tree")
+    file: SourceFileName
+    line: SourceLine
+    column: SourceColumn
 
 
 class ContractDocument(_Doc):

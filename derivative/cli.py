@@ -19,7 +19,9 @@ Adding a command means writing two small functions and one table row::
             _verify_arguments, run_verify)
 
 A path of two words makes a nested command (``derivative certificate verify``); the
-group's own help text comes from ``GROUPS``.
+group's own help text comes from ``GROUPS``.  Bigger families of commands live in
+their own ``derivative/_cli_<family>.py`` module (part of the CLI layer, like this one)
+and contribute rows here.
 
 Exit codes: 0 success, 1 a "no" backed by evidence, 2 bad input (spec errors,
 missing files, wrong flags: a message, never a traceback), 3 infeasible, 4 sandbox
@@ -42,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from derivative import __version__
+from derivative import __version__, _cli_sandbox
 from derivative._errors import DerivativeError, UsageError
 
 EXIT_OK = 0
@@ -178,10 +180,23 @@ def _clause(expr: str, exception: str | None, kind: str) -> str:
 
 COMMANDS: tuple[Command, ...] = (
     Command(("parse",), "parse and type-check a requirement set", _parse_arguments, run_parse),
+    Command(
+        ("sandbox", "build-image"),
+        "build the Docker sandbox image",
+        _cli_sandbox.build_image_arguments,
+        _cli_sandbox.run_build_image,
+    ),
+    Command(
+        ("sandbox", "doctor"),
+        "show what isolation this machine can give, and why",
+        _cli_sandbox.doctor_arguments,
+        _cli_sandbox.run_doctor,
+    ),
 )
 
 GROUPS: dict[tuple[str, ...], str] = {
     ("certificate",): "work with infeasibility certificates",
+    ("sandbox",): "build and inspect the sandboxes that run candidates",
 }
 """Help texts of command groups (the first words of multi-word commands)."""
 

@@ -381,9 +381,10 @@ class Sandbox:
         if current is None:
             return
         self._current = None
-        if ended != "closed":
+        if ended in ("timeout", "run_timeout", "protocol_error"):
             current.running.kill()
-        status = current.running.finish(timeout=5.0)
+        # A closed channel lets a healthy worker exit; a crashed one is already going.
+        status = current.running.finish(timeout=5.0 if ended == "closed" else 2.0)
         self.receipts.append(
             RunReceipt(
                 run_id=current.run_id,
@@ -428,7 +429,7 @@ class Sandbox:
         load = self.load_result
         if load is None or not load.ok:
             self._stop("crashed" if self._current else "start_failed")
-            reason = load.detail or (load.exc.message if load and load.exc else "")
+            reason = "" if load is None else load.detail or (load.exc.message if load.exc else "")
             return CallResult("crashed", detail=f"the candidate failed to load again: {reason}")
         return None
 
@@ -495,7 +496,11 @@ class Sandbox:
         if not result.ok:
             return result
         raw = result.value
-        if not isinstance(raw, dict) or set(raw) != {"$instance"} or type(raw["$instance"]) is not int:
+        if (
+            not isinstance(raw, dict)
+            or set(raw) != {"$instance"}
+            or type(raw["$instance"]) is not int
+        ):
             return self._violation("new_instance did not answer with an instance handle")
         assert self._current is not None
         ref = InstanceRef(raw["$instance"], self._current.generation, system)

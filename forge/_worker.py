@@ -53,7 +53,6 @@ member name as ``str``.
 
 from __future__ import annotations
 
-import ctypes
 import datetime
 import enum
 import errno
@@ -62,7 +61,6 @@ import importlib
 import json
 import math
 import os
-import resource
 import signal
 import sys
 from collections.abc import Callable
@@ -439,10 +437,6 @@ SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203,
 SYS_CAPSET = {"x86_64": 126, "aarch64": 91, "riscv64": 91, "ppc64le": 184,
               "s390x": 185, "armv7l": 185}
 
-RLIMITS = {"CPU": resource.RLIMIT_CPU, "AS": resource.RLIMIT_AS,
-           "FSIZE": resource.RLIMIT_FSIZE, "NOFILE": resource.RLIMIT_NOFILE,
-           "NPROC": resource.RLIMIT_NPROC, "CORE": resource.RLIMIT_CORE}
-
 NAMESPACE_FLAGS = {"user": CLONE_NEWUSER, "mount": CLONE_NEWNS, "network": CLONE_NEWNET,
                    "pid": CLONE_NEWPID, "ipc": CLONE_NEWIPC, "uts": CLONE_NEWUTS}
 
@@ -451,24 +445,36 @@ class SetupError(Exception):
     """A step of the isolation set-up failed; reported to the host, which decides."""
 
 
+# ctypes and resource are imported only by the set-up (the process backend): a minimal image
+# may lack them, and the Docker backend never asks for a set-up.
+
+
 def _libc() -> Any:
+    import ctypes
+
     return ctypes.CDLL(None, use_errno=True)
 
 
 def _check(result: int, what: str) -> None:
     if result != 0:
+        import ctypes
+
         code = ctypes.get_errno()
         raise SetupError(f"{what}: {os.strerror(code)} (errno {code})")
 
 
 def _mount(libc: Any, source: str | None, target: str, fstype: str | None, flags: int,
            data: str | None = None) -> None:
+    import ctypes
+
     _check(libc.mount(source.encode() if source else None, target.encode(),
                       fstype.encode() if fstype else None, ctypes.c_ulong(flags),
                       data.encode() if data else None), f"mount {source or fstype} on {target}")
 
 
 def _unshare(libc: Any, names: tuple[str, ...]) -> None:
+    import ctypes
+
     flags = 0
     for name in names:
         flags |= NAMESPACE_FLAGS[name]
@@ -502,6 +508,8 @@ def _build_root(libc: Any, cfg: dict[str, Any]) -> list[str]:
     host (``/root``, ``/home``, ``/run`` with its sockets, other users' files) is simply
     not there.  Sources are opened before anything is mounted, so a mount cannot hide one.
     """
+    import ctypes
+
     done: list[str] = []
     root = cfg["mountpoint"]
     sources: list[tuple[int, str, bool]] = []
@@ -568,6 +576,8 @@ def _build_root(libc: Any, cfg: dict[str, Any]) -> list[str]:
 
 def _drop_capabilities(libc: Any) -> bool:
     """Clear every capability set (a no-op after a switch from root to another id)."""
+    import ctypes
+
     number = SYS_CAPSET.get(os.uname().machine)
     if number is None:
         return False
@@ -577,6 +587,8 @@ def _drop_capabilities(libc: Any) -> bool:
 
 
 def _drop_privileges(libc: Any, cfg: dict[str, Any], user_ns: bool) -> list[str]:
+    import ctypes
+
     done: list[str] = []
     uid = int(cfg.get("uid", 65534))
     gid = int(cfg.get("gid", 65534))
@@ -594,9 +606,14 @@ def _drop_privileges(libc: Any, cfg: dict[str, Any], user_ns: bool) -> list[str]
 
 
 def _apply_rlimits(limits: dict[str, Any]) -> list[str]:
+    import resource
+
+    known = {"CPU": resource.RLIMIT_CPU, "AS": resource.RLIMIT_AS,
+             "FSIZE": resource.RLIMIT_FSIZE, "NOFILE": resource.RLIMIT_NOFILE,
+             "NPROC": resource.RLIMIT_NPROC, "CORE": resource.RLIMIT_CORE}
     done: list[str] = []
     for name, value in limits.items():
-        which = RLIMITS.get(name)
+        which = known.get(name)
         if which is None:
             continue
         soft, hard = (int(value[0]), int(value[1])) if isinstance(value, list) else (
@@ -630,6 +647,8 @@ def setup(worker: Worker, request: dict[str, Any]) -> int | None:
     the new PID namespace, then the new root, limits and the drop to the unprivileged id;
     only then does the candidate get imported (by a later ``load`` request).
     """
+    import ctypes
+
     rid = request.get("id")
     cfg = request.get("args") or {}
     channel = worker.channel
@@ -717,7 +736,7 @@ def setup(worker: Worker, request: dict[str, Any]) -> int | None:
 
 
 def _parse_argv(argv: list[str]) -> tuple[str, str, str]:
-    if len(argv) != 4 or argv[3] not in ("--stdio",) and not argv[3].startswith("--fds="):
+    if len(argv) != 4 or (argv[3] != "--stdio" and not argv[3].startswith("--fds=")):
         raise SystemExit("usage: _worker.py CANDIDATE_DIR MODULE (--fds=R,W | --stdio)")
     return argv[1], argv[2], argv[3]
 

@@ -457,6 +457,25 @@ def _fold_or(items: list[Term]) -> tuple[Z, Z]:
     return d, v
 
 
+SORT_UNROLL_LIMIT = 16
+"""``sorted`` of a list of known length up to this is a sorting network, not a recursion."""
+
+
+def const_items(seq: Z, limit: int = EXPAND_LIMIT) -> list[Z] | None:
+    """The elements of a sequence term whose length is a known constant (else None)."""
+    length = z3.simplify(z3.Length(seq))
+    if not z3.is_int_value(length) or length.as_long() > limit:
+        return None
+    return [z3.simplify(seq[k]) for k in range(length.as_long())]
+
+
+def _seq_of(items: list[Z], sort: Z) -> Z:
+    if not items:
+        return z3.Empty(sort)
+    units = [z3.Unit(x) for x in items]
+    return units[0] if len(units) == 1 else z3.Concat(*units)
+
+
 class Encoder(ExprVisitor[Term]):
     """Encodes expressions over an environment of named terms.
 
@@ -860,18 +879,27 @@ class Encoder(ExprVisitor[Term]):
                 raise Unsupported(EMPTY_ELEMENT)
             elem = xs.ty.elem
             self._check_orderable(elem)
+            nonempty = conj(d, z3.Length(xs.value) > 0)
+            items = const_items(xs.value)
+            if items is not None:
+                if not items:
+                    return Term(z3.FreshConst(sort_of(elem)), z3.BoolVal(False), elem)
+                return Term(self._fold_extreme(kind, items), nonempty, elem)
             f = recfun(kind, xs.value.sort(), sort_of(elem))
-            return Term(f(xs.value), conj(d, z3.Length(xs.value) > 0), elem)
+            return Term(f(xs.value), nonempty, elem)
         ty: Ty = TAny()
         for a in args:
             ty = join(ty, a.ty)
         self._check_orderable(ty)
-        values = [coerce(a, ty) for a in args]
+        return Term(self._fold_extreme(kind, [coerce(a, ty) for a in args]), d, ty)
+
+    @staticmethod
+    def _fold_extreme(kind: str, values: list[Z]) -> Z:
         acc = values[0]
         for v in values[1:]:
             # Python keeps the first of equal elements: only a strictly better one replaces.
             acc = z3.If(v < acc, v, acc) if kind == "min" else z3.If(v > acc, v, acc)
-        return Term(acc, d, ty)
+        return acc
 
     @staticmethod
     def _check_orderable(ty: Ty) -> None:
@@ -894,9 +922,13 @@ class Encoder(ExprVisitor[Term]):
         if not is_num(elem):
             raise Unsupported(f"sum of {xs.ty.show()}")
         ty = base(elem)
-        if isinstance(n.args[0], ListLit):
-            parts = [coerce(self.visit(item), ty) for item in n.args[0].items]
-            return Term(z3.Sum(*parts) if len(parts) > 1 else parts[0], d, ty)
+        items = const_items(xs.value)
+        if items is not None:
+            zero = z3.RealVal(0) if isinstance(ty, TReal) else z3.IntVal(0)
+            if not items:
+                return Term(z3.IntVal(0), d, INT)
+            total = items[0] if len(items) == 1 else z3.Sum(*items)
+            return Term(total if items else zero, d, ty)
         f = recfun("sum", xs.value.sort(), sort_of(ty))
         return Term(f(xs.value), d, ty)
 
@@ -907,6 +939,14 @@ class Encoder(ExprVisitor[Term]):
         if xs.value is None:
             return Term(None, d, xs.ty)
         self._check_orderable(xs.ty.elem)
+        items = const_items(xs.value, SORT_UNROLL_LIMIT)
+        if items is not None:
+            # Odd-even transposition sort: n rounds of compare-exchange sort any n values.
+            for r in range(len(items)):
+                for k in range(r % 2, len(items) - 1, 2):
+                    a, b = items[k], items[k + 1]
+                    items[k], items[k + 1] = z3.If(a <= b, a, b), z3.If(a <= b, b, a)
+            return Term(_seq_of(items, xs.value.sort()), d, xs.ty)
         f = recfun("sorted", xs.value.sort(), sort_of(xs.ty.elem))
         return Term(f(xs.value), d, xs.ty)
 
@@ -921,6 +961,12 @@ class Encoder(ExprVisitor[Term]):
         x = coerce(v, elem)
         if x.sort() != seq.sort().basis():
             return Term(z3.IntVal(0), d, INT)
+        items = const_items(seq)
+        if items is not None:
+            if not items:
+                return Term(z3.IntVal(0), d, INT)
+            hits = [z3.If(item == x, 1, 0) for item in items]
+            return Term(hits[0] if len(hits) == 1 else z3.Sum(*hits), d, INT)
         f = recfun("occurrences", seq.sort(), x.sort())
         return Term(f(seq, x), d, INT)
 

@@ -160,9 +160,7 @@ def values_of(ty: Ty, *, floats: bool = False) -> st.SearchStrategy[Value]:
     if isinstance(ty, TInt):
         if ty.lo is not None or ty.hi is not None:
             return st.integers(ty.lo, ty.hi)
-        return st.one_of(
-            st.integers(-4, 4), st.integers(-30, 30), st.integers(-(10**20), 10**20)
-        )
+        return st.one_of(st.integers(-4, 4), st.integers(-30, 30), st.integers(-(10**20), 10**20))
     if isinstance(ty, TBool):
         return st.booleans()
     if isinstance(ty, TReal):
@@ -474,7 +472,8 @@ class _Builder:
     def binder(self, fresh: tuple[str, str], ty: Ty, vars: Mapping[str, Ty]) -> str:
         """A fresh name or, as often, one already visible with the same type (shadowing)."""
         names = self.names(ty, vars)
-        if names and self.draw(st.booleans()):
+        shadow: bool = bool(names) and self.draw(st.booleans())
+        if shadow:
             return self.draw(st.sampled_from(names))
         return self.draw(st.sampled_from(fresh))
 

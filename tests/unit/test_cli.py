@@ -232,7 +232,16 @@ def test_the_table_builds_nested_commands(capsys: pytest.CaptureFixture[str]) ->
 def test_every_command_is_registered_once() -> None:
     paths = [c.path for c in cli.COMMANDS]
     assert len(paths) == len(set(paths))
-    assert ("parse",) in paths
+    assert {("parse",), ("sandbox", "doctor"), ("sandbox", "build-image")} <= set(paths)
+    for path in paths:
+        assert path[:-1] == () or path[:-1] in cli.GROUPS, f"{path}: its group needs a help text"
+
+
+def test_group_without_its_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "sandbox")
+    assert code == 2 and err.startswith("usage: derivative sandbox")
+    code, out, _ = run(capsys, "sandbox", "--help")
+    assert code == 0 and "doctor" in out and "build-image" in out
 
 
 # --------------------------------------------------------------------------- the real entry points

@@ -11,7 +11,8 @@ Layers and what each may import from the project:
 - ``solver``: the core and ``certificates`` (its model and printer);
 - ``certificates``: the core and ``grammar`` (it re-parses), never ``solver``;
 - ``forge``: everything except the top layer;
-- top (``api``, ``cli``, ``__main__``, ``_schema``): everything;
+- top (``api``, ``cli``, ``__main__``, ``_schema``, and the CLI's command modules
+  ``_cli_*``): everything;
 - the sandbox worker (``forge/**/_worker*.py``, ``forge/**/worker*.py`` or any module
   marked ``# derivative: stdlib-only``): the standard library only.
 
@@ -44,8 +45,14 @@ ALLOWED: dict[str, frozenset[str]] = {
     "top": frozenset({"package", "core", "top", *LAYERS}),
 }
 
-# Modules allowed to print or exit: the CLI, and the developer script that writes schemas.
+# Modules allowed to print or exit: the CLI (with its command modules ``_cli_*``), and the
+# developer script that writes schemas.
 MAY_PRINT_OR_EXIT = frozenset({"derivative.cli", "derivative.__main__", "derivative._schema"})
+
+
+def is_top(name: str) -> bool:
+    """Whether a core-level module name belongs to the top layer (API and CLI)."""
+    return name in TOP_MODULES or name.startswith("_cli_")
 
 
 # --------------------------------------------------------------------------- discovery
@@ -85,7 +92,7 @@ def core_module_names() -> frozenset[str]:
     packages = {
         p.name for p in PKG.iterdir() if (p / "__init__.py").is_file() and not p.is_symlink()
     }
-    return frozenset((modules | packages) - TOP_MODULES - {"__init__"})
+    return frozenset(m for m in modules | packages if not is_top(m) and m != "__init__")
 
 
 def layer_of_module(module: str) -> str:
@@ -95,7 +102,7 @@ def layer_of_module(module: str) -> str:
         return "top"  # the package re-exports the public API (api.py) lazily
     if parts[1] in LAYERS:
         return parts[1]
-    if parts[1] in TOP_MODULES:
+    if is_top(parts[1]):
         return "top"
     return "core"
 
@@ -138,7 +145,7 @@ def classify(name: str, core_modules: frozenset[str]) -> str | None:
     head = parts[1]
     if head in LAYERS:
         return head
-    if head in TOP_MODULES:
+    if is_top(head):
         return "top"
     if head in core_modules:
         return "core"
@@ -226,7 +233,11 @@ def test_sandbox_worker_is_stdlib_only() -> None:
 
 @pytest.mark.parametrize(("module", "path"), MODULES, ids=[m for m, _ in MODULES])
 def test_only_the_cli_prints_or_exits(module: str, path: Path) -> None:
-    if module in MAY_PRINT_OR_EXIT or (module, path) in WORKERS:
+    if (
+        module in MAY_PRINT_OR_EXIT
+        or module.startswith("derivative._cli_")
+        or (module, path) in WORKERS
+    ):
         return
     found = prints_or_exits(path.read_text(encoding="utf-8"))
     assert not found, f"{path.relative_to(ROOT)}: only the CLI prints and exits; found {found}"
@@ -250,6 +261,7 @@ def test_the_layout_has_the_modules_it_is_about() -> None:
         ("derivative._eval", "import derivative.api", ["derivative.api"]),
         ("derivative._eval", "from derivative import load", ["derivative.load"]),
         ("derivative._eval", "from derivative import cli", ["derivative.cli"]),
+        ("derivative._eval", "from derivative._cli_sandbox import run", ["derivative._cli_"]),
         ("derivative.grammar.parser", "from ..solver import x", ["derivative.solver"]),
         ("derivative.grammar.parser", "from derivative.certificates import m", ["derivative.cert"]),
         ("derivative.solver.core", "from derivative.forge.build import run", ["derivative.forge"]),

@@ -1,0 +1,297 @@
+"""The Docker backend: the worker in a hardened, throw-away container.
+
+Settings (ARCHITECTURE.md "Sandboxes"): no network, a read-only root, a tmpfs ``/tmp``, all
+capabilities dropped, ``no-new-privileges``, user 65534, memory (swap included), pids and CPU
+limits, rlimits, no log driver (the candidate cannot fill the host's disk through its
+output), and a wall clock enforced from outside: the host kills the container when a call
+overruns.  The container is always removed.
+
+The image is looked up with ``images.get`` and never pulled (docker-py's ``containers.run``
+would silently pull a missing image); no engine or no image is ``SandboxUnavailable`` with
+the fix.  The staged candidate and the worker are bind-mounted read-only at ``/sandbox``.
+
+The channel is the container's stdin/stdout through the attach socket: the worker keeps
+private duplicates of fds 0 and 1 and points the candidate's stdout and stderr at the
+container's stderr before importing anything, so nothing the candidate prints reaches the
+channel.  The attach stream multiplexes stdout and stderr with 8-byte headers; this module
+demultiplexes it, keeps a capped tail of stderr for diagnostics, and hands stdout to the
+framed channel.  Frames are printable ASCII, so no byte of the protocol can form the
+engine's detach key sequence.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import select
+import socket
+import time
+from typing import Any, Literal
+
+from derivative._errors import SandboxUnavailable
+from derivative.forge._channel import (
+    ChannelTimeout,
+    FrameChannel,
+    ProtocolError,
+    Transcript,
+    wait_writable,
+)
+from derivative.forge._image import DEFAULT_TAG, FIX_OFFLINE, docker_client
+from derivative.forge._sandbox import Launcher, Limits, Running, Staged
+
+DEFAULT_IMAGE = DEFAULT_TAG
+SANDBOX_USER = "65534:65534"
+ENVIRONMENT = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": "/tmp"}
+STDERR_TAIL = 64 * 1024
+_LIVE: dict[str, Any] = {}
+"""Containers started by this process and not yet removed (removed at exit, whatever happens)."""
+
+
+def _remove_leftovers() -> None:
+    for cid, client in list(_LIVE.items()):
+        with contextlib.suppress(Exception):
+            client.api.remove_container(cid, force=True)
+        _LIVE.pop(cid, None)
+
+
+atexit.register(_remove_leftovers)
+
+
+class AttachTransport:
+    """The raw attach socket: frames out on stdin, demultiplexed stdout in."""
+
+    def __init__(self, sock: Any) -> None:
+        self._holder = sock
+        self.sock: socket.socket = getattr(sock, "_sock", sock)
+        self.sock.setblocking(False)
+        self._raw = bytearray()
+        self._stdout = bytearray()
+        self.stderr_tail = bytearray()
+        self._eof = False
+
+    def write_all(self, data: bytes, deadline: float) -> None:
+        view = memoryview(data)
+        while view:
+            wait_writable(self.sock.fileno(), deadline)
+            try:
+                sent = self.sock.send(view)
+            except BlockingIOError:
+                continue
+            view = view[sent:]
+
+    def _demux(self) -> None:
+        while len(self._raw) >= 8:
+            kind = self._raw[0]
+            size = int.from_bytes(self._raw[4:8], "big")
+            if kind not in (0, 1, 2) or self._raw[1:4] != b"\0\0\0":
+                raise ProtocolError("the engine's attach stream is not multiplexed as expected")
+            if len(self._raw) < 8 + size:
+                return
+            payload = bytes(self._raw[8 : 8 + size])
+            del self._raw[: 8 + size]
+            if kind == 1:
+                self._stdout.extend(payload)
+            elif kind == 2:
+                self.stderr_tail.extend(payload)
+                if len(self.stderr_tail) > STDERR_TAIL:
+                    del self.stderr_tail[: len(self.stderr_tail) - STDERR_TAIL]
+
+    def read_some(self, limit: int, deadline: float) -> bytes:
+        while not self._stdout:
+            if self._eof:
+                return b""
+            remaining = max(deadline - time.monotonic(), 0.0)
+            ready, _, _ = select.select([self.sock.fileno()], [], [], remaining)
+            if not ready:
+                if time.monotonic() >= deadline:
+                    raise ChannelTimeout("no response before the deadline")
+                continue
+            try:
+                chunk = self.sock.recv(65536)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                self._eof = True
+                continue
+            self._raw.extend(chunk)
+            self._demux()
+        out = bytes(self._stdout[:limit])
+        del self._stdout[:limit]
+        return out
+
+    def close_input(self) -> None:
+        """Half-close: the container's stdin sees end of file (the worker then exits)."""
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_WR)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()
+        with contextlib.suppress(Exception):
+            self._holder.close()
+
+
+class DockerRunning(Running):
+    """One container and its attach socket."""
+
+    def __init__(self, client: Any, cid: str, transport: AttachTransport,
+                 channel: FrameChannel, isolation: tuple[str, ...], image_id: str) -> None:
+        self.client = client
+        self.cid = cid
+        self.transport = transport
+        self.channel = channel
+        self.isolation = isolation
+        self.image_id = image_id
+        self.started_monotonic = time.monotonic()
+        self._removed = False
+
+    def kill(self) -> None:
+        with contextlib.suppress(Exception):
+            self.client.api.kill(self.cid)
+
+    def finish(self, timeout: float) -> int | None:
+        status: int | None = None
+        self.transport.close_input()
+        try:
+            result = self.client.api.wait(self.cid, timeout=max(int(timeout), 1))
+            status = int(result.get("StatusCode"))
+        except Exception:
+            self.kill()
+            with contextlib.suppress(Exception):
+                status = int(self.client.api.wait(self.cid, timeout=10).get("StatusCode"))
+        self.transport.close()
+        self._remove()
+        return status
+
+    def _remove(self) -> None:
+        if self._removed:
+            return
+        with contextlib.suppress(Exception):
+            self.client.api.remove_container(self.cid, force=True)
+        _LIVE.pop(self.cid, None)
+        self._removed = True
+
+    def diagnostics(self) -> str:
+        return bytes(self.transport.stderr_tail[-4000:]).decode("utf-8", "replace").strip()
+
+
+def _isolation_from_inspect(info: dict[str, Any]) -> tuple[str, ...]:
+    """The container's isolation settings as the engine reports them (not as requested)."""
+    host = info.get("HostConfig") or {}
+    config = info.get("Config") or {}
+    found: list[str] = ["namespace:mount", "namespace:pid", "namespace:ipc", "namespace:uts"]
+    if host.get("NetworkMode") == "none":
+        found.append("namespace:network (network none)")
+    if config.get("User") == SANDBOX_USER:
+        found.append("uid:65534")
+    if [c.upper() for c in host.get("CapDrop") or []] == ["ALL"] and not host.get("CapAdd"):
+        found.append("capabilities:none")
+    if any(o.startswith("no-new-privileges") for o in host.get("SecurityOpt") or []):
+        found.append("no_new_privs")
+    if host.get("ReadonlyRootfs"):
+        found.append("root:read-only")
+    if "/tmp" in (host.get("Tmpfs") or {}):
+        found.append("tmp:private-tmpfs")
+    if host.get("Memory"):
+        found.append(f"memory:{host['Memory']}")
+        if host.get("MemorySwap") == host.get("Memory"):
+            found.append("swap:none")
+    if host.get("PidsLimit"):
+        found.append(f"pids:{host['PidsLimit']}")
+    if host.get("NanoCpus"):
+        found.append(f"cpus:{host['NanoCpus'] / 1e9:g}")
+    for ulimit in host.get("Ulimits") or []:
+        found.append(f"rlimit:{ulimit.get('Name')}={ulimit.get('Soft')}")
+    if not host.get("Privileged"):
+        found.append("unprivileged")
+    found.append("env:scrubbed")
+    found.append("python:isolated")
+    return tuple(found)
+
+
+class DockerLauncher(Launcher):
+    """Starts one hardened container per sandbox start."""
+
+    name: Literal["process", "docker"] = "docker"
+
+    def __init__(self, client: Any, image_id: str, tag: str) -> None:
+        self.client = client
+        self.image_id = image_id
+        self.tag = tag
+
+    @classmethod
+    def connect(cls, image: str = DEFAULT_IMAGE, *, ping_timeout: float = 10.0) -> DockerLauncher:
+        """An engine that answers and an image that is present, or SandboxUnavailable."""
+        from docker.errors import APIError, ImageNotFound
+
+        client = docker_client(timeout=max(int(ping_timeout), 1))
+        try:
+            found = client.images.get(image)
+        except ImageNotFound:
+            raise SandboxUnavailable(
+                f"the sandbox image {image} is not present (it is never pulled); {FIX_OFFLINE}"
+            ) from None
+        except APIError as exc:
+            raise SandboxUnavailable(f"the Docker engine failed to look up {image}: {exc}") from exc
+        client.api.timeout = 120
+        return cls(client, str(found.id), image)
+
+    def launch(
+        self, staged: Staged, limits: Limits, transcript: Transcript, deadline: float
+    ) -> DockerRunning:
+        from docker.errors import DockerException
+        from docker.types import LogConfig, Ulimit
+
+        api = self.client.api
+        memory = int(limits.memory_bytes)
+        host_config = api.create_host_config(
+            network_mode="none",
+            read_only=True,
+            tmpfs={"/tmp": f"rw,nosuid,nodev,size={limits.tmp_bytes},mode=1777"},
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            mem_limit=memory,
+            memswap_limit=memory,
+            pids_limit=limits.pids,
+            nano_cpus=int(limits.cpus * 1e9),
+            binds={str(staged.sandbox_dir): {"bind": "/sandbox", "mode": "ro"}},
+            ulimits=[
+                Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
+                Ulimit(name="fsize", soft=limits.file_bytes, hard=limits.file_bytes),
+                Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds + 1),
+                Ulimit(name="core", soft=0, hard=0),
+            ],
+            log_config=LogConfig(type="none"),
+            ipc_mode="private",
+        )
+        command = ["python3", "-I", "-S", "/sandbox/worker.py", "/sandbox/candidate",
+                   staged.module, "--stdio"]
+        cid: str | None = None
+        try:
+            created = api.create_container(
+                image=self.image_id,
+                command=command,
+                user=SANDBOX_USER,
+                working_dir="/tmp",
+                environment=dict(ENVIRONMENT),
+                stdin_open=True,
+                tty=False,
+                network_disabled=True,
+                host_config=host_config,
+                labels={"org.derivative.sandbox": "1"},
+            )
+            cid = str(created["Id"])
+            _LIVE[cid] = self.client
+            sock = api.attach_socket(cid, params={"stdin": 1, "stdout": 1, "stderr": 1,
+                                                  "stream": 1})
+            api.start(cid)
+            isolation = _isolation_from_inspect(api.inspect_container(cid))
+        except DockerException as exc:
+            if cid is not None:
+                with contextlib.suppress(Exception):
+                    api.remove_container(cid, force=True)
+                _LIVE.pop(cid, None)
+            raise SandboxUnavailable(f"the Docker sandbox could not start: {exc}") from exc
+        transport = AttachTransport(sock)
+        return DockerRunning(self.client, cid, transport, FrameChannel(transport, transcript),
+                             isolation, self.image_id)

@@ -1,0 +1,217 @@
+"""Evidence of a test run: per obligation, how it was exercised and what it showed.
+
+The statuses are those of ``derivative.run/v1`` (CERTIFICATES.md §3):
+
+- ``failed``: some valid input (or call sequence, or interleaving) broke it; the
+  counterexample is the shrunk one, in the obligation's words;
+- ``vacuous``: there was nothing to exercise: its own condition (a ``raises``
+  condition, the antecedent of a top-level ``implies``) or the owner's preconditions
+  were proved impossible by the solver;
+- ``unexercised``: no failure, but some trigger that is possible (or that the solver
+  could not decide) was never hit, or no input reached it at all.  It is a failure
+  distinct from ``failed``: the evidence does not justify ``passed``;
+- ``passed``: judged on at least one input, every non-vacuous trigger hit, no failure.
+
+Nothing is ``passed`` by default: the status is computed from counts, never assumed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from fractions import Fraction
+from typing import Any, Literal
+
+from derivative._values import EnumValue
+
+__all__ = [
+    "RUN_FORMAT",
+    "ObligationEvidence",
+    "RunEvidence",
+    "Status",
+    "TriggerEvidence",
+    "json_value",
+]
+
+RUN_FORMAT = "derivative.run/v1"
+
+Status = Literal["passed", "failed", "unexercised", "vacuous"]
+TriggerState = Literal["hit", "missed", "vacuous", "unknown"]
+
+
+def json_value(value: object) -> Any:
+    """A value as the JSON outputs write it (CERTIFICATES.md §3): dates ISO, enums by
+    member name, lists as arrays, reals as decimal (or ``p/q``) strings."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, Fraction):
+        return _fraction(value)
+    if isinstance(value, float):
+        return repr(value) if math.isfinite(value) else str(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, EnumValue):
+        return value.member
+    if isinstance(value, (tuple, list)):
+        return [json_value(v) for v in value]
+    return repr(value)
+
+
+def _fraction(f: Fraction) -> str:
+    if f.denominator == 1:
+        return f"{f.numerator}.0"
+    d, twos, fives = f.denominator, 0, 0
+    while d % 2 == 0:
+        d, twos = d // 2, twos + 1
+    while d % 5 == 0:
+        d, fives = d // 5, fives + 1
+    if d != 1:
+        return f"{f.numerator}/{f.denominator}"
+    digits = max(twos, fives)
+    scaled = str(abs(f.numerator) * 10**digits // f.denominator).rjust(digits + 1, "0")
+    return ("-" if f < 0 else "") + scaled[:-digits] + "." + scaled[-digits:]
+
+
+@dataclass
+class TriggerEvidence:
+    """One trigger of an obligation and how often valid inputs hit it."""
+
+    id: str
+    kind: str
+    description: str
+    solver: str
+    """What the solver said: ``possible``, ``vacuous`` or ``unknown``."""
+    hits: int = 0
+
+    @property
+    def state(self) -> TriggerState:
+        if self.hits > 0:
+            return "hit"
+        if self.solver == "vacuous":
+            return "vacuous"
+        return "missed" if self.solver == "possible" else "unknown"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "trigger": self.description,
+            "kind": self.kind,
+            "solver": self.solver,
+            "hits": self.hits,
+            "state": self.state,
+        }
+
+
+@dataclass
+class ObligationEvidence:
+    """Everything observed about one obligation in one run."""
+
+    id: str
+    kind: str
+    owner: str | None
+    file: str = ""
+    line: int = 0
+    text: str | None = None
+    inputs: int = 0
+    triggers: list[TriggerEvidence] = field(default_factory=list)
+    counterexample: dict[str, Any] | None = None
+    message: str | None = None
+    """The failure rendered in the obligation's words (or why it is unexercised)."""
+    vacuous: bool = False
+    """Proved to have nothing to exercise (see the module docstring)."""
+    note: str | None = None
+
+    @property
+    def status(self) -> Status:
+        if self.counterexample is not None:
+            return "failed"
+        if self.vacuous:
+            return "vacuous"
+        if self.inputs == 0:
+            return "unexercised"
+        if any(t.state in ("missed", "unknown") for t in self.triggers):
+            return "unexercised"
+        return "passed"
+
+    def explain(self) -> str:
+        """One paragraph for a person: the failure, or what was missing."""
+        if self.message:
+            return self.message
+        status = self.status
+        where = f"{self.file}:{self.line}" if self.file else "?"
+        if status == "unexercised":
+            if self.inputs == 0:
+                why = self.note or "no valid input reached it"
+            else:
+                missed = [t.description for t in self.triggers if t.state in ("missed", "unknown")]
+                why = "never hit: " + "; ".join(f"`{m}`" for m in missed)
+            return f"{self.id} ({where}) unexercised: {why}"
+        if status == "vacuous":
+            return f"{self.id} ({where}) vacuous: {self.note or 'nothing can trigger it'}"
+        return f"{self.id} ({where}) passed on {self.inputs} inputs"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "owner": self.owner,
+            "file": self.file,
+            "line": self.line,
+            "status": self.status,
+            "inputs": self.inputs,
+            "trigger_hits": [t.to_json() for t in self.triggers],
+            "counterexample": self.counterexample,
+        }
+
+
+@dataclass
+class RunEvidence:
+    """A whole run: the obligations' evidence, in the contract's order."""
+
+    spec: Mapping[str, Any]
+    target: str
+    obligations: list[ObligationEvidence] = field(default_factory=list)
+    unknowns: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def status(self) -> Literal["passed", "failed"]:
+        ok = all(o.status in ("passed", "vacuous") for o in self.obligations)
+        return "passed" if ok and self.obligations else "failed"
+
+    def by_id(self) -> dict[str, ObligationEvidence]:
+        return {o.id: o for o in self.obligations}
+
+    def failed(self) -> list[ObligationEvidence]:
+        return [o for o in self.obligations if o.status in ("failed", "unexercised")]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": RUN_FORMAT,
+            "status": self.status,
+            "spec": dict(self.spec),
+            "target": self.target,
+            "obligations": [o.to_json() for o in self.obligations],
+            "unknowns": list(self.unknowns),
+            "stats": dict(self.stats),
+        }
+
+    def summary(self) -> str:
+        """A short human report: counts per status, then every non-passing obligation."""
+        counts: dict[str, int] = {}
+        for o in self.obligations:
+            counts[o.status] = counts.get(o.status, 0) + 1
+        head = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        lines = [f"{self.spec.get('name', '?')}: {self.status} ({head})"]
+        for o in self.obligations:
+            if o.status in ("failed", "unexercised"):
+                lines.append(o.explain())
+        return "\n".join(lines)
+
+
+def merge_counts(target: dict[str, int], items: Iterable[str]) -> None:
+    for item in items:
+        target[item] = target.get(item, 0) + 1

@@ -1,0 +1,500 @@
+"""Hypothesis strategies for the valid inputs of a function or operation.
+
+Inputs are built from the declared types and the ``requires`` clauses, by *bounds*,
+not by rejection (ARCHITECTURE.md §4; PRIOR_ART.md "Property-based testing"):
+
+- each ``requires`` is split into its ``and``-conjuncts; a conjunct that bounds one
+  parameter by constants is *absorbed* into that parameter's strategy: ``x >= 0``,
+  ``0 <= x < N``, ``x in 1..9`` → ``st.integers(min, max)``; ``len(s) <= 6`` →
+  ``st.text(max_size=6)``; ``matches(s, RE)`` and ``str matching RE`` →
+  ``st.from_regex(to_python(RE), fullmatch=True)``; date comparisons → ``st.dates``;
+  ``all(0 <= e <= 9 for e in xs)`` bounds the elements of ``st.lists``; ``x == C`` →
+  ``st.just(C)``.  Enums are ``sampled_from`` their members, ``bool`` is
+  ``booleans()``, ``real`` is finite floats (the candidate receives floats).
+- every other conjunct is *residual*.  Where there is none, the bounded strategy is
+  (almost) always valid and the full precondition is a cheap filter.
+- where there is a residual conjunct (``x == y + 1``, ``y % 7 == 3``, ``startswith``,
+  several variables), the draw is a *seed*: if the seed is valid it is used as it is,
+  otherwise Z3 is asked for a valid input near it (``_boundary.Space.near``), and if
+  that fails one of a few precomputed models is used.  So a precondition the solver
+  shows satisfiable never makes Hypothesis give up (``filter_too_much``), the inputs
+  still vary with the draw and shrink with it.  Only a precondition Z3 cannot encode
+  falls back to a plain filter.
+
+Every input finally passes the oracle's validity test (the evaluator's reading of the
+``requires`` and the types): the solver proposes, the reference semantics decides.
+
+*Decided*: a ``real`` parameter without bounds is drawn from [-1e9, 1e9] so that a
+correct implementation's float arithmetic does not overflow into an undefined
+``ensures``; a string or list without a length bound is Hypothesis's default size.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from fractions import Fraction
+from typing import Any, Final
+
+from hypothesis import strategies as st
+
+from derivative import _regex
+from derivative._ast import BoolLit, BoolOp, Call, Compare, Expr, Generator, Name, Range
+from derivative._eval import Evaluator
+from derivative._evalops import is_date, is_int, is_num
+from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
+from derivative._values import EnumValue, _Undefined
+from derivative._walk import free_names
+
+__all__ = [
+    "REAL_LIMIT",
+    "Box",
+    "InputGen",
+    "analyse",
+    "conjuncts",
+    "value_strategy",
+]
+
+REAL_LIMIT: Final = 1e9
+"""Magnitude of an unbounded ``real`` parameter's draws (see the module docstring)."""
+
+Near = Callable[[Mapping[str, object], frozenset[str]], "dict[str, object] | None"]
+Admits = Callable[[Mapping[str, object]], bool]
+
+_FLIP: Final = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+# --------------------------------------------------------------------------- boxes
+
+
+@dataclass
+class Box:
+    """What the absorbed conjuncts say about one parameter (or a list's elements)."""
+
+    lo: Any = None
+    hi: Any = None
+    lo_open: bool = False
+    hi_open: bool = False
+    len_lo: int = 0
+    len_hi: int | None = None
+    patterns: list[str] = field(default_factory=list)
+    exact: tuple[Any] | None = None
+    elem: Box | None = None
+
+    def lower(self, value: Any, strict: bool) -> None:
+        if self.lo is None or value > self.lo or (value == self.lo and strict):
+            self.lo, self.lo_open = value, strict
+
+    def upper(self, value: Any, strict: bool) -> None:
+        if self.hi is None or value < self.hi or (value == self.hi and strict):
+            self.hi, self.hi_open = value, strict
+
+    def length(self, op: str, n: int) -> None:
+        if op in (">", ">="):
+            self.len_lo = max(self.len_lo, n + 1 if op == ">" else n)
+        elif op in ("<", "<="):
+            m = n - 1 if op == "<" else n
+            self.len_hi = m if self.len_hi is None else min(self.len_hi, m)
+        elif op == "==":
+            self.len_lo = max(self.len_lo, n)
+            self.len_hi = n if self.len_hi is None else min(self.len_hi, n)
+
+
+def conjuncts(expr: Expr) -> list[Expr]:
+    """The top-level ``and``-operands of ``expr`` (left to right)."""
+    if isinstance(expr, BoolOp) and expr.op == "and":
+        return conjuncts(expr.left) + conjuncts(expr.right)
+    return [expr]
+
+
+class _Analyser:
+    def __init__(self, params: Mapping[str, Ty], evaluator: Evaluator) -> None:
+        self.params = params
+        self.evaluator = evaluator
+        self.consts = frozenset(evaluator.consts)
+        self.boxes: dict[str, Box] = {n: Box() for n in params}
+
+    def constant(self, e: Expr) -> tuple[bool, object]:
+        """(True, value) when ``e`` is a defined expression over constants only."""
+        if isinstance(e, Range) or not free_names(e) <= self.consts:
+            return False, None
+        try:
+            v = self.evaluator.eval(e)
+        except Exception:
+            return False, None
+        if isinstance(v, _Undefined):
+            return False, None
+        return True, v
+
+    def subject(self, e: Expr, bound: str | None = None) -> tuple[str, str] | None:
+        """("value"|"len", parameter) when ``e`` is a parameter or ``len`` of one."""
+        if isinstance(e, Name) and (e.id == bound or (bound is None and e.id in self.params)):
+            return "value", e.id
+        if isinstance(e, Call) and e.func == "len" and len(e.args) == 1:
+            a = e.args[0]
+            if isinstance(a, Name) and (a.id == bound or (bound is None and a.id in self.params)):
+                return "len", a.id
+        return None
+
+    def absorb(self, e: Expr, box_of: Callable[[str], Box | None], bound: str | None,
+               types: Callable[[str], Ty | None]) -> bool:
+        """Record ``e`` in the boxes if it is a bound; whether it was entirely absorbed."""
+        if isinstance(e, BoolLit) and e.value:
+            return True
+        if isinstance(e, BoolOp) and e.op == "and":
+            left = self.absorb(e.left, box_of, bound, types)
+            right = self.absorb(e.right, box_of, bound, types)
+            return left and right
+        if isinstance(e, Call) and e.func == "matches" and len(e.args) == 2:
+            s = self.subject(e.args[0], bound)
+            ok, pattern = self.constant(e.args[1])
+            if s is not None and s[0] == "value" and ok and isinstance(pattern, str):
+                box = box_of(s[1])
+                if box is not None and isinstance(types(s[1]), TStr):
+                    box.patterns.append(pattern)
+                    return True
+            return False
+        if isinstance(e, Generator) and e.func == "all" and bound is None:
+            s = self.subject(e.iterable)
+            if s is None or s[0] != "value":
+                return False
+            ty = self.params[s[1]]
+            if not isinstance(ty, TList):
+                return False
+            box = self.boxes[s[1]]
+            if box.elem is None:
+                box.elem = Box()
+            elem_box = box.elem
+            elem_ty = ty.elem
+            return self.absorb(
+                e.body,
+                lambda n: elem_box if n == e.var else None,
+                e.var,
+                lambda n: elem_ty if n == e.var else None,
+            )
+        if isinstance(e, Compare):
+            return all(
+                self.link(op, e.operands[i], e.operands[i + 1], box_of, bound, types)
+                for i, op in enumerate(e.ops)
+            )
+        return False
+
+    def link(self, op: str, a: Expr, b: Expr, box_of: Callable[[str], Box | None],
+             bound: str | None, types: Callable[[str], Ty | None]) -> bool:
+        if isinstance(b, Range):
+            s = self.subject(a, bound)
+            ok_lo, lo = self.constant(b.lo)
+            ok_hi, hi = self.constant(b.hi)
+            if op != "in" or s is None or not (ok_lo and ok_hi):
+                return False
+            return self.bound(s, ">=", lo, box_of, types) and self.bound(
+                s, "<=", hi, box_of, types
+            )
+        s = self.subject(a, bound)
+        ok, value = self.constant(b)
+        if s is None or not ok:
+            s = self.subject(b, bound)
+            ok, value = self.constant(a)
+            op = _FLIP.get(op, op)
+            if s is None or not ok:
+                return False
+        return self.bound(s, op, value, box_of, types)
+
+    def bound(self, s: tuple[str, str], op: str, value: object,
+              box_of: Callable[[str], Box | None], types: Callable[[str], Ty | None]) -> bool:
+        what, name = s
+        box, ty = box_of(name), types(name)
+        if box is None or ty is None or op not in ("<", "<=", ">", ">=", "=="):
+            return False
+        if what == "len":
+            if not is_num(value) or not isinstance(ty, (TStr, TList)):
+                return False
+            n = Fraction(value)  # type: ignore[arg-type]
+            if op in ("<", "<="):
+                m = math.floor(n) if (op == "<=" or n.denominator != 1) else int(n) - 1
+                box.length("<=", m)
+            elif op in (">", ">="):
+                m = math.ceil(n) if (op == ">=" or n.denominator != 1) else int(n) + 1
+                box.length(">=", m)
+            else:
+                if n.denominator != 1:
+                    box.length("<=", -1)  # no length equals a fraction: empty
+                else:
+                    box.length("==", int(n))
+            return True
+        if isinstance(ty, TInt) and is_num(value):
+            n = Fraction(value)  # type: ignore[arg-type]
+            if op == "==":
+                if n.denominator != 1:
+                    box.lower(1, False)
+                    box.upper(0, False)  # empty
+                else:
+                    box.exact = (int(n),)
+                return True
+            if op in (">", ">="):
+                box.lower(math.floor(n) + 1 if op == ">" else math.ceil(n), False)
+            else:
+                box.upper(math.ceil(n) - 1 if op == "<" else math.floor(n), False)
+            return True
+        if isinstance(ty, TReal) and is_num(value):
+            f = Fraction(value)  # type: ignore[arg-type]
+            if op == "==":
+                box.exact = (f,)
+            elif op in (">", ">="):
+                box.lower(f, op == ">")
+            else:
+                box.upper(f, op == "<")
+            return True
+        if isinstance(ty, TDate) and is_date(value):
+            if op == "==":
+                box.exact = (value,)
+            elif op in (">", ">="):
+                box.lower(value + timedelta(days=1) if op == ">" else value, False)
+            else:
+                box.upper(value - timedelta(days=1) if op == "<" else value, False)
+            return True
+        if op == "==" and isinstance(ty, (TStr, TBool, TEnum)):
+            box.exact = (value,)
+            return True
+        return False
+
+
+def analyse(
+    params: Mapping[str, Ty], requires: Sequence[Expr], evaluator: Evaluator
+) -> tuple[dict[str, Box], list[Expr]]:
+    """Boxes of the parameters and the residual conjuncts of ``requires``."""
+    a = _Analyser(params, evaluator)
+    residual: list[Expr] = []
+    for r in requires:
+        for c in conjuncts(r):
+            # A conjunct over several parameters is never absorbed.
+            if not a.absorb(c, a.boxes.get, None, params.get):
+                residual.append(c)
+    for n, ty in params.items():
+        _refine_box(a.boxes[n], ty)
+    return a.boxes, residual
+
+
+def _refine_box(box: Box, ty: Ty) -> None:
+    """Add the declared type's refinement to the box."""
+    if isinstance(ty, TInt):
+        if ty.lo is not None:
+            box.lower(ty.lo, False)
+        if ty.hi is not None:
+            box.upper(ty.hi, False)
+    elif isinstance(ty, TStr) and ty.pattern is not None:
+        box.patterns.insert(0, ty.pattern)
+    elif isinstance(ty, TList):
+        if box.elem is None:
+            box.elem = Box()
+        _refine_box(box.elem, ty.elem)
+
+
+# --------------------------------------------------------------------------- strategies
+
+
+def value_strategy(ty: Ty, box: Box | None = None) -> tuple[st.SearchStrategy[Any], bool]:
+    """(strategy of values of ``ty`` within ``box``, whether the box was fully used).
+
+    Values are in the language's representation except that reals are floats.  The
+    flag is false where part of the box could not be expressed (a length bound on a
+    regex-matched string, a second regex): that part must be checked by a filter.
+    """
+    box = box or Box()
+    if box.exact is not None:
+        v = box.exact[0]
+        if isinstance(ty, TReal):
+            return st.just(float(v)), True
+        if isinstance(ty, TEnum) and not isinstance(v, EnumValue):
+            return st.nothing(), True
+        return st.just(v), True
+    if isinstance(ty, TInt):
+        lo = None if box.lo is None else int(box.lo)
+        hi = None if box.hi is None else int(box.hi)
+        if lo is not None and hi is not None and lo > hi:
+            return st.nothing(), True
+        return st.integers(min_value=lo, max_value=hi), True
+    if isinstance(ty, TBool):
+        return st.booleans(), True
+    if isinstance(ty, TReal):
+        return _reals(box)
+    if isinstance(ty, TStr):
+        return _strings(box)
+    if isinstance(ty, TDate):
+        lo_d = box.lo if isinstance(box.lo, date) else date.min
+        hi_d = box.hi if isinstance(box.hi, date) else date.max
+        if lo_d > hi_d:
+            return st.nothing(), True
+        return st.dates(min_value=lo_d, max_value=hi_d), True
+    if isinstance(ty, TEnum):
+        return st.sampled_from([EnumValue(ty.name, m) for m in ty.members]), True
+    if isinstance(ty, TList):
+        elem, elem_full = value_strategy(ty.elem, box.elem)
+        if box.len_hi is not None and box.len_lo > box.len_hi:
+            return st.nothing(), True
+        if box.len_lo > 0 and elem.is_empty:
+            return st.nothing(), True
+        lists = st.lists(elem, min_size=box.len_lo, max_size=box.len_hi).map(tuple)
+        return lists, elem_full
+    return st.nothing(), False
+
+
+def _reals(box: Box) -> tuple[st.SearchStrategy[Any], bool]:
+    lo = -REAL_LIMIT if box.lo is None else float(box.lo)
+    hi = REAL_LIMIT if box.hi is None else float(box.hi)
+    if box.lo is not None and box.hi is None:
+        hi = max(lo, 0.0) + 2 * REAL_LIMIT
+    if box.hi is not None and box.lo is None:
+        lo = min(hi, 0.0) - 2 * REAL_LIMIT
+    if lo > hi or (lo == hi and (box.lo_open or box.hi_open)):
+        return st.nothing(), True
+    strategy = st.floats(
+        min_value=lo,
+        max_value=hi,
+        exclude_min=box.lo_open,
+        exclude_max=box.hi_open,
+        allow_nan=False,
+        allow_infinity=False,
+    )
+    # float() may round a bound outwards: the final validity test catches that.
+    return strategy, True
+
+
+def _strings(box: Box) -> tuple[st.SearchStrategy[Any], bool]:
+    if box.len_hi is not None and box.len_lo > box.len_hi:
+        return st.nothing(), True
+    if box.patterns:
+        bounded = box.len_lo > 0 or box.len_hi is not None
+        regex = _regex.to_python(box.patterns[0])
+        full = len(box.patterns) == 1 and not bounded
+        if bounded and len(box.patterns) == 1:
+            folded = _fold_length(box.patterns[0], box.len_lo, box.len_hi)
+            if folded is not None:
+                regex, full = folded, True
+        strategy: st.SearchStrategy[str] = st.from_regex(regex, fullmatch=True)
+        return strategy, full
+    return st.text(min_size=box.len_lo, max_size=box.len_hi), True
+
+
+def _fold_length(pattern: str, lo: int, hi: int | None) -> str | None:
+    """``[a-z]+`` with ``len <= 6`` as ``[a-z]{1,6}``: a repeat of one character class.
+
+    Only a pattern that is one repeated single-character atom can take a length bound
+    this way; anything else keeps the bound as a filter (and the solver repairs it).
+    """
+    try:
+        node = _regex.parse(pattern)
+    except _regex.RegexError:
+        return None
+    atoms = (_regex.RChar, _regex.RClass, _regex.RAny)
+    if isinstance(node, atoms):
+        node = _regex.RRepeat(node, 1, 1)
+    if not isinstance(node, _regex.RRepeat) or not isinstance(node.node, atoms):
+        return None
+    new_lo = max(node.min, lo)
+    new_hi = hi if node.max is None else (node.max if hi is None else min(node.max, hi))
+    if new_hi is not None and new_lo > new_hi:
+        return None
+    return _regex.node_to_python(_regex.RRepeat(node.node, new_lo, new_hi))
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+@dataclass
+class GenStats:
+    """How the inputs were obtained (reported in the evidence)."""
+
+    drawn_valid: int = 0
+    repaired: int = 0
+    from_pool: int = 0
+    rejected: int = 0
+
+
+class InputGen:
+    """Valid inputs of one owner: a bounded seed, then the solver where needed.
+
+    ``params``: the owner's parameters and types; ``fixed``: names whose values come
+    from elsewhere (``from op`` parameters drawn from earlier results); ``near`` and
+    ``pool``: the solver's generator (``_boundary.Space``), or None where the
+    precondition could not be encoded.
+    """
+
+    def __init__(
+        self,
+        params: Mapping[str, Ty],
+        requires: Sequence[Expr],
+        evaluator: Evaluator,
+        admits: Admits,
+        *,
+        fixed: frozenset[str] = frozenset(),
+        near: Near | None = None,
+        pool: Sequence[Mapping[str, object]] = (),
+    ) -> None:
+        self.params = dict(params)
+        self.admits = admits
+        self.fixed = fixed
+        self.near = near
+        self.pool = [dict(p) for p in pool]
+        self.boxes, self.residual = analyse(self.params, requires, evaluator)
+        parts: dict[str, st.SearchStrategy[Any]] = {}
+        self.partial = False
+        for n, ty in self.params.items():
+            if n in fixed:
+                continue
+            strategy, full = value_strategy(ty, self.boxes[n])
+            parts[n] = strategy
+            self.partial = self.partial or not full
+        self.empty = any(s.is_empty for s in parts.values())
+        self.seeds: st.SearchStrategy[dict[str, Any]] = st.fixed_dictionaries(parts)
+        self.uses_solver = bool(self.residual or self.partial or fixed) and near is not None
+        self.stats = GenStats()
+
+    def complete(
+        self, draw: Callable[[st.SearchStrategy[Any]], Any], fixed: Mapping[str, object]
+    ) -> dict[str, object] | None:
+        """A valid input (``fixed`` values kept), or None if none was found."""
+        seed: dict[str, object] = dict(draw(self.seeds))
+        seed.update(fixed)
+        if self.admits(seed):
+            self.stats.drawn_valid += 1
+            return seed
+        if self.near is None:
+            self.stats.rejected += 1
+            return None
+        repaired = self.near(seed, frozenset(fixed))
+        if repaired is not None and self.admits(repaired):
+            self.stats.repaired += 1
+            return repaired
+        if not fixed and self.pool:
+            choice = self.pool[draw(st.integers(0, len(self.pool) - 1))]
+            if self.admits(choice):
+                self.stats.from_pool += 1
+                return dict(choice)
+        self.stats.rejected += 1
+        return None
+
+    def strategy(self) -> st.SearchStrategy[dict[str, object]]:
+        """Valid complete inputs (no fixed parameters); never rejects while a model exists."""
+        if self.empty:
+            if self.pool and self.near is not None:
+                return st.sampled_from(self.pool).map(dict)
+            return st.nothing()
+
+        @st.composite
+        def inputs(draw: st.DrawFn) -> dict[str, object]:
+            value = self.complete(draw, {})
+            if value is None:
+                from hypothesis import reject
+
+                reject()
+            assert value is not None
+            return value
+
+        return inputs()
+
+
+def _unused(_: object) -> None:  # keep is_int imported for callers' type narrowing
+    is_int(_)
