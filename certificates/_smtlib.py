@@ -491,10 +491,6 @@ def _sort_tag(sort: str) -> str:
     return sort.replace("(", "").replace(")", "").replace(" ", ".").replace("|", "").replace("'", "")
 
 
-def _rest(xs: str) -> str:
-    return f"(seq.extract {xs} 1 (- (seq.len {xs}) 1))"
-
-
 def _le(sort: str, a: str, b: str) -> str:
     return f"(str.<= {a} {b})" if sort == "String" else f"(<= {a} {b})"
 
@@ -504,7 +500,11 @@ def _lt(sort: str, a: str, b: str) -> str:
 
 
 def _aux_definitions(key: tuple[str, str]) -> list[str]:
-    """The definitions a helper needs (itself last), for one element sort."""
+    """The definitions a helper needs (itself last), for one element sort.
+
+    The recursive helpers walk the sequence by index (``xs``, ``i``) rather than by
+    ``seq.extract``: solvers unfold them far more cheaply that way.
+    """
     kind, sort = key
     tag = _sort_tag(sort)
     seq = f"(Seq {sort})"
@@ -516,37 +516,37 @@ def _aux_definitions(key: tuple[str, str]) -> list[str]:
         return [_PY_RDIV]
     if kind == "rmod":
         return [_PY_RMOD]
+    done = "(>= i (seq.len xs))"
+    head = "(seq.nth xs i)"
+    nxt = "(+ i 1)"
     if kind == "sum":
         zero = "0.0" if sort == "Real" else "0"
         return [
-            f"(define-fun-rec |py.sum.{tag}| ((xs {seq})) {sort} "
-            f"(ite (= (seq.len xs) 0) {zero} (+ (seq.nth xs 0) (|py.sum.{tag}| {_rest('xs')}))))"
+            f"(define-fun-rec |py.sum.{tag}| ((xs {seq}) (i Int)) {sort} "
+            f"(ite {done} {zero} (+ {head} (|py.sum.{tag}| xs {nxt}))))"
         ]
     if kind in ("max", "min"):
-        better = _lt(sort, "m", "(seq.nth xs 0)") if kind == "max" else _lt(
-            sort, "(seq.nth xs 0)", "m"
-        )
-        # Python keeps the first of equal extremes; equal values are equal terms here.
+        better = _lt(sort, "m", head) if kind == "max" else _lt(sort, head, "m")
         return [
-            f"(define-fun-rec |py.{kind}.{tag}| ((xs {seq})) {sort} "
-            f"(ite (<= (seq.len xs) 1) (seq.nth xs 0) "
-            f"(let ((m (|py.{kind}.{tag}| {_rest('xs')}))) (ite {better} (seq.nth xs 0) m))))"
+            f"(define-fun-rec |py.{kind}.{tag}| ((xs {seq}) (i Int)) {sort} "
+            f"(ite (>= {nxt} (seq.len xs)) {head} "
+            f"(let ((m (|py.{kind}.{tag}| xs {nxt}))) (ite {better} {head} m))))"
         ]
     if kind == "occ":
         return [
-            f"(define-fun-rec |py.occurrences.{tag}| ((xs {seq}) (x {sort})) Int "
-            f"(ite (= (seq.len xs) 0) 0 (+ (ite (= (seq.nth xs 0) x) 1 0) "
-            f"(|py.occurrences.{tag}| {_rest('xs')} x))))"
+            f"(define-fun-rec |py.occurrences.{tag}| ((xs {seq}) (x {sort}) (i Int)) Int "
+            f"(ite {done} 0 (+ (ite (= {head} x) 1 0) (|py.occurrences.{tag}| xs x {nxt}))))"
         ]
     if kind == "sorted":
         return [
-            f"(define-fun-rec |py.insert.{tag}| ((x {sort}) (xs {seq})) {seq} "
-            f"(ite (= (seq.len xs) 0) (seq.unit x) "
-            f"(ite {_le(sort, 'x', '(seq.nth xs 0)')} (seq.++ (seq.unit x) xs) "
-            f"(seq.++ (seq.unit (seq.nth xs 0)) (|py.insert.{tag}| x {_rest('xs')})))))",
-            f"(define-fun-rec |py.sorted.{tag}| ((xs {seq})) {seq} "
-            f"(ite (= (seq.len xs) 0) xs "
-            f"(|py.insert.{tag}| (seq.nth xs 0) (|py.sorted.{tag}| {_rest('xs')}))))",
+            f"(define-fun-rec |py.insert.{tag}| ((x {sort}) (xs {seq}) (i Int)) {seq} "
+            f"(ite {done} (seq.unit x) "
+            f"(ite {_le(sort, 'x', head)} "
+            f"(seq.++ (seq.unit x) (seq.extract xs i (- (seq.len xs) i))) "
+            f"(seq.++ (seq.unit {head}) (|py.insert.{tag}| x xs {nxt})))))",
+            f"(define-fun-rec |py.sorted.{tag}| ((xs {seq}) (i Int)) {seq} "
+            f"(ite {done} (as seq.empty {seq}) "
+            f"(|py.insert.{tag}| {head} (|py.sorted.{tag}| xs {nxt}) 0)))",
         ]
     raise EncodingError(f"unknown helper {kind}")
 
@@ -1162,7 +1162,7 @@ class SmtEncoder:
             sort = self._ordered_sort(elem)
             self.aux.add((e.func, sort))
             defined = _and(xs.defined, f"(> (seq.len {xs.value}) 0)")
-            return SmtTerm(defined, f"(|py.{e.func}.{_sort_tag(sort)}| {xs.value})", elem)
+            return SmtTerm(defined, f"(|py.{e.func}.{_sort_tag(sort)}| {xs.value} 0)", elem)
         ty = self._call_type(e, bound)
         if isinstance(ty, TAny):
             ty = INT if want is None else _plain(want)
@@ -1196,7 +1196,7 @@ class SmtEncoder:
             raise EncodingError(f"sum() of a {xs.ty.show()}")
         sort = sort_of(elem)
         self.aux.add(("sum", sort))
-        return SmtTerm(xs.defined, f"(|py.sum.{sort}| {xs.value})", elem)
+        return SmtTerm(xs.defined, f"(|py.sum.{sort}| {xs.value} 0)", elem)
 
     def _call_int(
         self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
@@ -1259,7 +1259,7 @@ class SmtEncoder:
         self.aux.add(("occ", sort))
         return SmtTerm(
             _and(xs.defined, x.defined),
-            f"(|py.occurrences.{_sort_tag(sort)}| {xs.value} {x.value})",
+            f"(|py.occurrences.{_sort_tag(sort)}| {xs.value} {x.value} 0)",
             INT,
         )
 
@@ -1274,7 +1274,7 @@ class SmtEncoder:
             return xs
         sort = self._ordered_sort(elem)
         self.aux.add(("sorted", sort))
-        return SmtTerm(xs.defined, f"(|py.sorted.{_sort_tag(sort)}| {xs.value})", xs.ty)
+        return SmtTerm(xs.defined, f"(|py.sorted.{_sort_tag(sort)}| {xs.value} 0)", xs.ty)
 
     # ------------------------------------------------------------------ the script
 

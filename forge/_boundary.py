@@ -55,6 +55,7 @@ from derivative._ast import (
     Quantifier,
     Range,
     Result,
+    Unary,
 )
 from derivative._canon import contract_identity
 from derivative._errors import DerivativeError
@@ -88,7 +89,7 @@ __all__ = [
 Z = Any
 Admits = Callable[[Mapping[str, object]], bool]
 TriggerStatus = Literal["possible", "vacuous", "unknown"]
-TriggerKind = Literal["raises", "antecedent", "boundary", "membership"]
+TriggerKind = Literal["raises", "normal", "antecedent", "boundary", "membership"]
 
 RLIMIT: Final = 4_000_000
 """Deterministic resource limit of one trigger query (Z3's rlimit, not wall-clock)."""
@@ -185,6 +186,8 @@ def find_triggers(
     full_scope: dict[str, Ty] = dict(info.const_types)
     full_scope.update(scope)
     out: list[Trigger] = []
+    raises = [o for o in obligations if o.kind == "raises"]
+    normal = normal_condition(raises) if all(_over_inputs(r.expr, allowed) for r in raises) else None
     for o in obligations:
         if o.kind not in ("requires", "ensures", "raises"):
             continue
@@ -200,6 +203,8 @@ def find_triggers(
 
         if o.kind == "raises" and _over_inputs(o.expr, allowed):
             add("raises", o.expr)
+        if o.kind == "ensures" and normal is not None:
+            add("normal", normal)
         skip = _inside_binder(o.expr)
         for n in walk(o.expr):
             if id(n) in skip:
@@ -212,6 +217,16 @@ def find_triggers(
                     for kind, t in _link_triggers(info, full_scope, op, a, b, allowed):
                         add(kind, t)
     return out
+
+
+def normal_condition(raises: Sequence[Obligation]) -> Expr | None:
+    """``not (C1 or C2 ...)``: no ``raises`` condition holds (None without raises)."""
+    if not raises:
+        return None
+    cond: Expr = raises[0].expr
+    for o in raises[1:]:
+        cond = BoolOp(op="or", left=cond, right=o.expr)
+    return Unary(op="not", operand=cond)
 
 
 def _type(info: TypeInfo, scope: Mapping[str, Ty], e: Expr) -> Ty | None:
@@ -410,13 +425,17 @@ class Space:
     # ------------------------------------------------------------------ near a seed
 
     def near(
-        self, seed: Mapping[str, object], fixed: frozenset[str] = frozenset()
+        self,
+        seed: Mapping[str, object],
+        fixed: frozenset[str] = frozenset(),
+        region: tuple[str, Sequence[Z]] | None = None,
     ) -> dict[str, object] | None:
         """A valid input close to ``seed`` (see the module docstring), or None.
 
-        Names in ``fixed`` keep the seed's value exactly (``from op`` parameters).  The
-        answer depends on the seed only (a fresh solver per question, and a cache), so
-        Hypothesis can replay and shrink a draw.
+        Names in ``fixed`` keep the seed's value exactly (``from op`` parameters);
+        ``region`` is a named extra condition the input must meet (e.g. "no raises
+        condition holds").  The answer depends on the seed only (a fresh solver per
+        question, and a cache), so Hypothesis can replay and shrink a draw.
         """
         if not self.encodable:
             return None
@@ -424,6 +443,7 @@ class Space:
             key: tuple[object, ...] | None = (
                 tuple(_key(seed.get(n)) for n, _ in self.params),
                 tuple(sorted(fixed)),
+                region[0] if region else "",
             )
             hash(key)
         except TypeError:
@@ -432,7 +452,7 @@ class Space:
             self._near_cache.move_to_end(key)
             return self._near_cache[key]
         self.near_calls += 1
-        result = self._near(seed, fixed)
+        result = self._near(seed, fixed, tuple(region[1]) if region else ())
         if result is not None:
             self.near_solved += 1
         if key is not None:
@@ -442,11 +462,11 @@ class Space:
         return result
 
     def _near(
-        self, seed: Mapping[str, object], fixed: frozenset[str]
+        self, seed: Mapping[str, object], fixed: frozenset[str], extra: tuple[Z, ...]
     ) -> dict[str, object] | None:
         with _Z3_LOCK:
             s = make_solver(NEAR_RLIMIT, TIMEOUT_MS)
-            s.add(*self.base)
+            s.add(*self.base, *extra)
             wishes: list[tuple[Z, Z]] = []
             for n, t in self.params:
                 if n not in seed:

@@ -260,6 +260,8 @@ class DockerLauncher(Launcher):
                 Ulimit(name="fsize", soft=limits.file_bytes, hard=limits.file_bytes),
                 Ulimit(name="cpu", soft=limits.cpu_seconds, hard=limits.cpu_seconds + 1),
                 Ulimit(name="core", soft=0, hard=0),
+                # RLIMIT_DATA turns a memory bomb into a MemoryError before the OOM killer
+                Ulimit(name="data", soft=memory, hard=memory),
             ],
             log_config=LogConfig(type="none"),
             ipc_mode="private",

@@ -4,7 +4,8 @@ The image needs nothing but a Python >= 3.10 with its standard library: the work
 candidate are bind-mounted read-only at run time.  Two ways to make it:
 
 - **offline** (``--offline``): ``debootstrap --variant=minbase --include=python3`` of the
-  host's Debian suite from the mirror the host's apt is configured with (read at run time
+  host's Debian suite (run as ``--foreign`` plus ``--second-stage`` so that dpkg can be told
+  not to sync every file) from the mirror the host's apt is configured with (read at run time
   from ``/etc/apt/sources.list`` and ``/etc/apt/sources.list.d/*.list|*.sources``; no host
   name is written into this code), then ``docker import`` of the root file system.  No
   registry is involved, only the Debian mirror that ``apt-get`` already reaches;
@@ -264,16 +265,22 @@ def _build_offline(client: Any, tag: str, progress: Progress) -> str:
     work = Path(tempfile.mkdtemp(prefix="derivative-image-"))
     try:
         target = work / "rootfs"
-        command = [debootstrap, "--variant=minbase", "--include=python3"]
+        command = [debootstrap, "--foreign", "--variant=minbase", "--include=python3"]
         if source.signed_by and os.path.isfile(source.signed_by):
             command.append(f"--keyring={source.signed_by}")
         command += [suite, str(target), source.uri]
         log = work / "debootstrap.log"
-        with open(log, "wb") as out:
-            done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False)
-        if done.returncode != 0:
-            tail = log.read_text(errors="replace")[-2000:]
-            raise SandboxUnavailable(f"debootstrap failed (exit {done.returncode}):\n{tail}")
+        _run_logged(command, log, "debootstrap (download and unpack)")
+        # The second stage configures the packages inside the new root.  dpkg syncs every
+        # file it writes; for a throw-away image that is wasted time (measured here: the
+        # second stage takes ~70 s with force-unsafe-io instead of ~140 s without).
+        unsafe = target / "etc/dpkg/dpkg.cfg.d/derivative-unsafe-io"
+        unsafe.parent.mkdir(parents=True, exist_ok=True)
+        unsafe.write_text("force-unsafe-io\n")
+        progress("debootstrap second stage (configuring the packages)")
+        _run_logged(["chroot", str(target), "/debootstrap/debootstrap", "--second-stage"], log,
+                    "debootstrap --second-stage")
+        unsafe.unlink(missing_ok=True)
         for rel in SLIM_PATHS:
             path = target / rel
             if path.is_dir():
@@ -299,6 +306,14 @@ def _build_offline(client: Any, tag: str, progress: Progress) -> str:
         raise SandboxUnavailable(f"packing the image failed: {exc.stderr!r:.500}") from exc
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _run_logged(command: list[str], log: Path, what: str) -> None:
+    with open(log, "ab") as out:
+        done = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, check=False)
+    if done.returncode != 0:
+        tail = log.read_text(errors="replace")[-2000:]
+        raise SandboxUnavailable(f"{what} failed (exit {done.returncode}):\n{tail}")
 
 
 def _smoke_test(client: Any, image_id: str, progress: Progress) -> None:

@@ -64,7 +64,9 @@ __all__ = [
 _COMPILED_SUFFIXES = (".pyc", ".pyo", ".so", ".pyd")
 
 
-def _finding(strategy: Strategy, file: str, message: str, line: int = 0, column: int = 0) -> Finding:
+def _finding(
+    strategy: Strategy, file: str, message: str, line: int = 0, column: int = 0
+) -> Finding:
     return Finding(strategy=strategy, file=file, line=line, column=column, message=message)
 
 
@@ -78,7 +80,9 @@ def _decode(data: bytes, file: str) -> tuple[str | None, list[Finding]]:
     try:
         text = data.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:
-        return None, [_finding("ast_structure", file, f"cannot be decoded as {encoding}: {exc}", 1, 1)]
+        return None, [
+            _finding("ast_structure", file, f"cannot be decoded as {encoding}: {exc}", 1, 1)
+        ]
     return text, findings
 
 

@@ -10,11 +10,11 @@ Schema can be published from them like every other document (``derivative.postur
 
 from __future__ import annotations
 
-from typing import Literal, TypeAlias
+from typing import Final, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
 
-POSTURE_FORMAT = "derivative.posture/v1"
+POSTURE_FORMAT: Final = "derivative.posture/v1"
 
 Strategy: TypeAlias = Literal[
     "ast_structure",

@@ -188,7 +188,8 @@ def _validated(data: dict[str, Any], where: str) -> Policy:
             loc = ".".join(str(part) for part in err["loc"]) or "(top level)"
             problems.append(f"{loc}: {err['msg']}")
         more = "" if exc.error_count() <= 6 else f" (and {exc.error_count() - 6} more)"
-        raise UsageError(f"{where}: not a valid posture policy: " + "; ".join(problems) + more)
+        detail = "; ".join(problems) + more
+        raise UsageError(f"{where}: not a valid posture policy: {detail}") from None
 
 
 @functools.lru_cache(maxsize=16)

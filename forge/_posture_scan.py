@@ -5,11 +5,11 @@ The analysis reads the code with ``ast`` and never runs it.  It works in three p
 1. **Structure** (``ast_structure``): size limits, parse and compile errors, nesting
    depth, oversized literals, ``global``/``nonlocal`` declarations of interpreter names.
    When the code cannot be parsed or is too deep to analyse safely, nothing else runs.
-2. **Scopes**: every binding of every name in every scope (module, class, function,
-   lambda, comprehension), with what it was bound to: an import, an expression, or
-   something opaque.  Resolution follows Python's rules (class bodies are invisible to
-   nested functions, ``global``/``nonlocal`` redirect), flow-insensitively: a name
-   means the union of everything it is ever bound to in its scope.
+2. **Scopes** (``_posture_scope``): every binding of every name in every scope, with
+   what it was bound to: an import, an expression, or something opaque.  Resolution
+   follows Python's rules (class bodies are invisible to nested functions, ``global``
+   and ``nonlocal`` redirect), flow-insensitively: a name means the union of everything
+   it is ever bound to in its scope.
 3. **Uses**: every name, attribute, call, import and literal is judged, with the
    *symbolic value* of expressions (``Sym``): which builtin, module or module member
    an expression may denote, followed through aliases (``e = eval``), imports under
@@ -33,376 +33,36 @@ This is defence in depth, never the security boundary (ARCHITECTURE.md §3).
 from __future__ import annotations
 
 import ast
-import builtins
 import codecs
-import functools
-import importlib
 import re
 import string
 import sys
-import types
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from derivative.forge._posture_model import Finding, Strategy
 from derivative.forge._posture_policy import Policy
-
-BUILTIN_NAMES: frozenset[str] = frozenset(dir(builtins)) | {
-    "exit",
-    "quit",
-    "help",
-    "copyright",
-    "credits",
-    "license",
-}
-"""Names that resolve to the builtins namespace when nothing binds them (site helpers too)."""
+from derivative.forge._posture_scope import (
+    BUILTIN_NAMES,
+    BUILTINS_NS,
+    EMPTY,
+    Binding,
+    Scope,
+    ScopeBuilder,
+    Sym,
+    _is_dunder,
+    _prefixes,
+    public_api,
+)
 
 _COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.ASCII)
 _FUNCTION_SCOPES = ("function", "lambda", "comprehension")
 _MAX_SYM_DEPTH = 40
 
-# --------------------------------------------------------------------------- symbolic values
-
-
-@dataclass(frozen=True)
-class Sym:
-    """What an expression may denote: a builtin, a module, a module member, or beyond.
-
-    ``kind`` is ``builtin`` (``name`` is the builtin), ``module`` (``module`` is its dotted
-    name; ``builtins`` stands for the builtins namespace, ``__builtins__`` included),
-    ``member`` (``module.name``, a name looked up on a module) or ``derived`` (an
-    attribute of a member, ``module`` holds the whole dotted path).
-    """
-
-    kind: str
-    module: str = ""
-    name: str = ""
-
-    @property
-    def dotted(self) -> str:
-        if self.kind == "builtin":
-            return self.name
-        if self.kind == "member":
-            return f"{self.module}.{self.name}"
-        return self.module
-
-
-BUILTINS_NS = Sym("module", "builtins")
-EMPTY: frozenset[Sym] = frozenset()
-
-
-def _prefixes(dotted: str) -> Iterator[str]:
-    """``a``, ``a.b``, ``a.b.c`` for ``a.b.c``."""
-    parts = dotted.split(".")
-    for i in range(1, len(parts) + 1):
-        yield ".".join(parts[:i])
-
-
-def _is_dunder(name: str) -> bool:
-    return len(name) > 4 and name.startswith("__") and name.endswith("__")
-
-
-@functools.lru_cache(maxsize=256)
-def public_api(module: str) -> frozenset[str] | None:
-    """The public names of a standard-library module, or None when it cannot be known.
-
-    The names in ``__all__`` when the module has one, else its public names whose values
-    are not modules, so that ``typing.sys`` or ``dataclasses.inspect`` (modules that a
-    module happens to import) never count as its API.  Only standard-library modules
-    named by a policy are imported, and only here, to read their names.
-    """
-    if module.partition(".")[0] not in sys.stdlib_module_names:
-        return None
-    try:
-        mod = importlib.import_module(module)
-    except Exception:  # noqa: BLE001 - an unavailable module simply has no known API
-        return None
-    declared = getattr(mod, "__all__", None)
-    if isinstance(declared, (list, tuple)) and all(isinstance(n, str) for n in declared):
-        return frozenset(
-            n for n in declared if not isinstance(getattr(mod, n, None), types.ModuleType)
-        )
-    return frozenset(
-        n for n, v in vars(mod).items() if not n.startswith("_") and not isinstance(v, types.ModuleType)
-    )
-
-
-# --------------------------------------------------------------------------- scopes
-
-
-@dataclass(eq=False)
-class Scope:
-    """One Python scope and every binding made in it."""
-
-    kind: str  # module | class | function | lambda | comprehension
-    parent: Scope | None
-    bindings: dict[str, list[Binding]] = field(default_factory=dict)
-    globals: set[str] = field(default_factory=set)
-    nonlocals: set[str] = field(default_factory=set)
-
-
-@dataclass(eq=False)
-class Binding:
-    """One binding of a name: to an import (``syms``), to an expression, or opaque."""
-
-    kind: str  # import | value | opaque
-    line: int
-    syms: frozenset[Sym] = EMPTY
-    value: ast.expr | None = None
-    scope: Scope | None = None
-
-
-def _declarations(body: Iterable[ast.stmt]) -> tuple[set[str], set[str]]:
-    """Names declared ``global`` and ``nonlocal`` directly in a scope's body."""
-    glob: set[str] = set()
-    nonloc: set[str] = set()
-    stack: list[ast.AST] = list(body)
-    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Global):
-            glob.update(node.names)
-        elif isinstance(node, ast.Nonlocal):
-            nonloc.update(node.names)
-        elif not isinstance(node, nested):
-            stack.extend(ast.iter_child_nodes(node))
-    return glob, nonloc
-
-
-class ScopeBuilder(ast.NodeVisitor):
-    """Pass 2: every scope, every binding, and the scope of every node visited."""
-
-    def __init__(self, sym_of_import: Callable[[str, str | None], Sym]) -> None:
-        self.module = Scope("module", None)
-        self.current = self.module
-        self.scope_of: dict[int, Scope] = {}
-        self._handled: set[int] = set()
-        self._sym_of_import = sym_of_import
-
-    # -- helpers
-
-    def visit(self, node: ast.AST) -> None:
-        self.scope_of[id(node)] = self.current
-        super().visit(node)
-
-    def _visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
-        for n in nodes:
-            if n is not None:
-                self.visit(n)
-
-    def _target_scope(self, scope: Scope, name: str) -> Scope:
-        if name in scope.globals:
-            return self.module
-        if name in scope.nonlocals:
-            s = scope.parent
-            while s is not None and s.kind not in ("function", "lambda"):
-                s = s.parent
-            return s if s is not None else self.module
-        return scope
-
-    def _add(self, name: str, binding: Binding, scope: Scope | None = None) -> None:
-        target = self._target_scope(scope or self.current, name)
-        target.bindings.setdefault(name, []).append(binding)
-
-    def _bind_target(self, target: ast.expr, value: ast.expr | None, value_scope: Scope) -> None:
-        if isinstance(target, ast.Name):
-            self._handled.add(id(target))
-            kind = "value" if value is not None else "opaque"
-            self._add(target.id, Binding(kind, target.lineno, value=value, scope=value_scope))
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            elts = target.elts
-            pairwise = (
-                isinstance(value, (ast.Tuple, ast.List))
-                and len(value.elts) == len(elts)
-                and not any(isinstance(e, ast.Starred) for e in (*elts, *value.elts))
-            )
-            for i, elt in enumerate(elts):
-                part = value.elts[i] if pairwise and isinstance(value, (ast.Tuple, ast.List)) else value
-                self._bind_target(elt, part, value_scope)
-        elif isinstance(target, ast.Starred):
-            self._bind_target(target.value, value, value_scope)
-
-    def _new_scope(self, kind: str, body: Iterable[ast.stmt] = ()) -> Scope:
-        scope = Scope(kind, self.current)
-        scope.globals, scope.nonlocals = _declarations(body)
-        return scope
-
-    # -- modules and statements
-
-    def visit_Module(self, node: ast.Module) -> None:
-        self._visit_all(node.body)  # `global` at module level changes nothing
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        for target in node.targets:
-            self._bind_target(target, node.value, self.current)
-        self.generic_visit(node)
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        self._bind_target(node.target, node.value, self.current)
-        self.generic_visit(node)
-
-    def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        self._bind_target(node.target, None, self.current)
-        self.generic_visit(node)
-
-    def visit_For(self, node: ast.For | ast.AsyncFor) -> None:
-        self._bind_target(node.target, node.iter, self.current)
-        self.generic_visit(node)
-
-    visit_AsyncFor = visit_For
-
-    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
-        for item in node.items:
-            if item.optional_vars is not None:
-                self._bind_target(item.optional_vars, None, self.current)
-        self.generic_visit(node)
-
-    visit_AsyncWith = visit_With
-
-    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
-        scope = self.current
-        while scope.kind == "comprehension" and scope.parent is not None:
-            scope = scope.parent
-        self._handled.add(id(node.target))
-        self._add(
-            node.target.id, Binding("value", node.lineno, value=node.value, scope=self.current), scope
-        )
-        self.generic_visit(node)
-
-    def visit_Import(self, node: ast.Import) -> None:
-        for alias in node.names:
-            if alias.asname:
-                sym = self._sym_of_import(alias.name, None)
-                self._add(alias.asname, Binding("import", node.lineno, syms=frozenset({sym})))
-            else:
-                root = alias.name.partition(".")[0]
-                sym = self._sym_of_import(root, None)
-                self._add(root, Binding("import", node.lineno, syms=frozenset({sym})))
-        self.generic_visit(node)
-
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        for alias in node.names:
-            if alias.name == "*":
-                continue
-            bound = alias.asname or alias.name
-            if node.level or not node.module:
-                self._add(bound, Binding("opaque", node.lineno))
-                continue
-            sym = self._sym_of_import(node.module, alias.name)
-            self._add(bound, Binding("import", node.lineno, syms=frozenset({sym})))
-        self.generic_visit(node)
-
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.name:
-            self._add(node.name, Binding("opaque", node.lineno))
-        self.generic_visit(node)
-
-    def visit_MatchAs(self, node: ast.MatchAs) -> None:
-        if node.name:
-            self._add(node.name, Binding("opaque", node.lineno))
-        self.generic_visit(node)
-
-    def visit_MatchStar(self, node: ast.MatchStar) -> None:
-        if node.name:
-            self._add(node.name, Binding("opaque", node.lineno))
-        self.generic_visit(node)
-
-    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
-        if node.rest:
-            self._add(node.rest, Binding("opaque", node.lineno))
-        self.generic_visit(node)
-
-    def visit_Name(self, node: ast.Name) -> None:
-        if not isinstance(node.ctx, ast.Load) and id(node) not in self._handled:
-            self._add(node.id, Binding("opaque", node.lineno))
-
-    # -- scopes
-
-    def _parameters(self, args: ast.arguments, outer: Scope) -> None:
-        positional = [*args.posonlyargs, *args.args]
-        defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
-        defaults += list(args.defaults)
-        pairs = [*zip(positional, defaults, strict=True), *zip(args.kwonlyargs, args.kw_defaults, strict=True)]
-        for arg, default in pairs:
-            kind = "value" if default is not None else "opaque"
-            self._add(arg.arg, Binding(kind, arg.lineno, value=default, scope=outer))
-        for extra in (args.vararg, args.kwarg):
-            if extra is not None:
-                self._add(extra.arg, Binding("opaque", extra.lineno))
-
-    def _outer_parts_of_arguments(self, args: ast.arguments, annotations: bool) -> None:
-        self._visit_all(args.defaults)
-        self._visit_all(args.kw_defaults)
-        if annotations:
-            every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-            self._visit_all(a.annotation for a in every if a is not None)
-
-    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        self._add(node.name, Binding("opaque", node.lineno))
-        outer = self.current
-        self._visit_all(node.decorator_list)
-        self._outer_parts_of_arguments(node.args, annotations=True)
-        self._visit_all([node.returns])
-        self.current = self._new_scope("function", node.body)
-        self._parameters(node.args, outer)
-        self._visit_all(node.body)
-        self.current = outer
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        outer = self.current
-        self._outer_parts_of_arguments(node.args, annotations=False)
-        self.current = self._new_scope("lambda")
-        self._parameters(node.args, outer)
-        self.visit(node.body)
-        self.current = outer
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self._add(node.name, Binding("opaque", node.lineno))
-        outer = self.current
-        self._visit_all(node.decorator_list)
-        self._visit_all(node.bases)
-        self._visit_all(node.keywords)
-        self.current = self._new_scope("class", node.body)
-        self._visit_all(node.body)
-        self.current = outer
-
-    def _comprehension(
-        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, elts: list[ast.expr]
-    ) -> None:
-        outer = self.current
-        first, *rest = node.generators
-        self.visit(first.iter)
-        self.current = self._new_scope("comprehension")
-        for i, gen in enumerate([first, *rest]):
-            if i:
-                self.visit(gen.iter)
-            self._bind_target(gen.target, gen.iter, outer if i == 0 else self.current)
-            self.visit(gen.target)
-            self._visit_all(gen.ifs)
-        self._visit_all(elts)
-        self.current = outer
-
-    def visit_ListComp(self, node: ast.ListComp) -> None:
-        self._comprehension(node, [node.elt])
-
-    def visit_SetComp(self, node: ast.SetComp) -> None:
-        self._comprehension(node, [node.elt])
-
-    def visit_GeneratorExp(self, node: ast.GeneratorExp) -> None:
-        self._comprehension(node, [node.elt])
-
-    def visit_DictComp(self, node: ast.DictComp) -> None:
-        self._comprehension(node, [node.key, node.value])
-
 
 # --------------------------------------------------------------------------- the analysis
-
-
-class _TooComplex(Exception):
-    """The code is too deep or too large to analyse safely."""
 
 
 @dataclass
@@ -436,11 +96,15 @@ class _Analysis:
         self._docstrings: set[int] = set()
         words = sorted(self.policy.denied_attributes, key=len, reverse=True)
         self._mention = (
-            re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(map(re.escape, words)) + r")(?![A-Za-z0-9_])")
+            re.compile(
+                r"(?<![A-Za-z0-9_])(" + "|".join(map(re.escape, words)) + r")(?![A-Za-z0-9_])"
+            )
             if words
             else None
         )
-        self._dynamic_tails = {d.rpartition(".")[2] for d in self.policy.dynamic_attribute_functions}
+        self._dynamic_tails = {
+            d.rpartition(".")[2] for d in self.policy.dynamic_attribute_functions
+        }
         self.module_scope = Scope("module", None)
         self.scope_of: dict[int, Scope] = {}
 
@@ -574,7 +238,9 @@ class _Analysis:
         if check_cookie:
             self.check_cookie()
         try:
-            tree = ast.parse(self.text, filename=self.ctx.file)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the candidate's warnings are not ours to print
+                tree = ast.parse(self.text, filename=self.ctx.file)
         except SyntaxError as exc:
             line = exc.lineno or 0
             self.report("ast_structure", (line, exc.offset or 0), f"syntax error: {exc.msg}")
@@ -585,7 +251,9 @@ class _Analysis:
         if not self.check_shape(tree):
             return None
         try:
-            compile(tree, self.ctx.file, "exec", dont_inherit=True)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                compile(tree, self.ctx.file, "exec", dont_inherit=True)
         except SyntaxError as exc:
             line = exc.lineno or 0
             self.report("ast_structure", (line, exc.offset or 0), f"does not compile: {exc.msg}")
@@ -707,7 +375,11 @@ class _Analysis:
             return Sym("builtin", name=attr)
         if sym.kind == "module":
             full = f"{sym.module}.{attr}"
-            return Sym("module", full) if self.is_module_name(full) else Sym("member", sym.module, attr)
+            return (
+                Sym("module", full)
+                if self.is_module_name(full)
+                else Sym("member", sym.module, attr)
+            )
         if sym.kind == "member":
             if self.is_module_name(sym.dotted):
                 return Sym("member", sym.dotted, attr)
@@ -745,7 +417,9 @@ class _Analysis:
         if isinstance(node, ast.Call):
             return self.call_syms(node, scope, depth)
         if isinstance(node, ast.IfExp):
-            return self.syms_of(node.body, scope, depth + 1) | self.syms_of(node.orelse, scope, depth + 1)
+            return self.syms_of(node.body, scope, depth + 1) | self.syms_of(
+                node.orelse, scope, depth + 1
+            )
         if isinstance(node, ast.BoolOp):
             return frozenset().union(*(self.syms_of(v, scope, depth + 1) for v in node.values))
         if isinstance(node, (ast.NamedExpr, ast.Starred)):
@@ -780,10 +454,13 @@ class _Analysis:
     # -- pass 3: uses
 
     def uses(self, tree: ast.Module) -> None:
-        for node in ast.walk(tree):
+        nodes = list(ast.walk(tree))
+        for node in nodes:
             if isinstance(node, ast.Call):
                 self._call_funcs.add(id(node.func))
-            elif isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            elif isinstance(
+                node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+            ):
                 body = node.body
                 if (
                     body
@@ -806,7 +483,7 @@ class _Analysis:
             ast.AsyncFunctionDef: self.check_definition,
             ast.ClassDef: self.check_definition,
         }
-        for node in ast.walk(tree):
+        for node in nodes:
             handler = handlers.get(type(node))
             if handler is not None:
                 handler(node)
@@ -953,7 +630,8 @@ class _Analysis:
                     "may not have run yet, so the builtin is still reachable; use another name)"
                 )
             if name == "__import__":
-                self.report("import_policy", node, f"__import__: {p.forbidden_builtins.get(name, 'imports modules by computed name')}{note}")
+                why = p.forbidden_builtins.get(name, "imports modules by computed name")
+                self.report("import_policy", node, f"__import__: {why}{note}")
             elif name in p.forbidden_builtins:
                 self.report("builtin_policy", node, f"{name}: {p.forbidden_builtins[name]}{note}")
             if name in p.dynamic_attribute_functions and not in_call:
@@ -966,7 +644,9 @@ class _Analysis:
             for sym in self.binding_syms(binding, 0):
                 self.check_alias_use(node, name, binding, sym, in_call)
 
-    def check_alias_use(self, node: ast.Name, name: str, binding: Binding, sym: Sym, in_call: bool) -> None:
+    def check_alias_use(
+        self, node: ast.Name, name: str, binding: Binding, sym: Sym, in_call: bool
+    ) -> None:
         p = self.policy
         where = f"bound at line {binding.line}"
         if sym.kind == "builtin":
@@ -977,7 +657,9 @@ class _Analysis:
                 or (p.dynamic_attribute_functions.get(b) if not in_call else None)
             )
             if reason is not None:
-                self.report("name_resolution", node, f"{name} is the builtin {b} ({where}): {reason}")
+                self.report(
+                    "name_resolution", node, f"{name} is the builtin {b} ({where}): {reason}"
+                )
             return
         if sym == BUILTINS_NS:
             strategy: Strategy = "reflection" if binding.kind == "import" else "name_resolution"
@@ -1040,13 +722,18 @@ class _Analysis:
             dotted = f"{sym.dotted}.{node.attr}"
             if self.is_local(dotted):
                 continue
-            if sym.kind == "module" and self.module_allowed(sym.module):
-                if not self.member_allowed(sym.module, node.attr):
-                    self.report("import_policy", where, self.member_message(sym.module, node.attr))
+            if (
+                sym.kind == "module"
+                and self.module_allowed(sym.module)
+                and not self.member_allowed(sym.module, node.attr)
+            ):
+                self.report("import_policy", where, self.member_message(sym.module, node.attr))
             if dotted in p.reflection_members:
                 self.report("reflection", where, f"{dotted}: {p.reflection_members[dotted]}")
             if dotted in p.code_generation_members:
-                self.report("recursive_control", where, f"{dotted}: {p.code_generation_members[dotted]}")
+                self.report(
+                    "recursive_control", where, f"{dotted}: {p.code_generation_members[dotted]}"
+                )
             if store:
                 self.report(
                     "attribute_access",
@@ -1101,22 +788,15 @@ class _Analysis:
         return None
 
     def check_dynamic_builtin(self, node: ast.Call, builtin: str, scope: Scope) -> None:
-        p = self.policy
+        why = self.policy.dynamic_attribute_functions[builtin]
+        computed = f"{builtin} with a computed attribute name: {why}"
         if any(isinstance(a, ast.Starred) for a in node.args[:2]) or len(node.args) < 2:
-            self.report(
-                "builtin_policy",
-                node,
-                f"{builtin} with a computed attribute name: {p.dynamic_attribute_functions[builtin]}",
-            )
+            self.report("builtin_policy", node, computed)
             return
         name_node = node.args[1]
         name = self.literal_name(name_node)
         if name is None:
-            self.report(
-                "builtin_policy",
-                node,
-                f"{builtin} with a computed attribute name: {p.dynamic_attribute_functions[builtin]}",
-            )
+            self.report("builtin_policy", node, computed)
             return
         store = builtin != "getattr"
         problem = self.attr_problem(name, store)
@@ -1128,13 +808,13 @@ class _Analysis:
                     self.report(
                         "attribute_access",
                         node,
-                        f"{builtin} on {sym.dotted} changes a module or class that the worker shares",
+                        f"{builtin} on {sym.dotted} changes a module or class the worker shares",
                     )
 
     def check_dynamic_callable(self, node: ast.Call, dotted: str) -> None:
         reason = self.policy.dynamic_attribute_functions[dotted]
         args = node.args if dotted.endswith("attrgetter") else node.args[:1]
-        if not args or node.keywords and not dotted.endswith("methodcaller"):
+        if not args or (node.keywords and not dotted.endswith("methodcaller")):
             self.report("attribute_access", node, f"{dotted} with a computed name: {reason}")
             return
         for arg in args:

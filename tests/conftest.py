@@ -7,8 +7,8 @@ Two Hypothesis profiles:
   machines are noisy;
 - ``ci`` (loaded when the environment variable ``CI`` is true): derandomised, so
   the same commit gives the same examples and a red CI run can be reproduced, no
-  deadline (timing flakes are not bugs), and the failure blob printed so that a
-  failure can be replayed with ``@reproduce_failure``.
+  deadline and no too-slow health check (timing flakes are not bugs), and the
+  failure blob printed so that a failure can be replayed with ``@reproduce_failure``.
 
 ``HYPOTHESIS_PROFILE=name`` overrides the choice.  Tests never set ``derandomize``
 themselves; they may lower or raise ``max_examples`` with ``@settings``.
@@ -20,18 +20,24 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples"
 
-settings.register_profile("dev", max_examples=50, deadline=1000)
+# Both start from Hypothesis's plain defaults: under CI=true Hypothesis's own default is
+# already a derandomised profile, which "dev" must not inherit.
+_BASE = settings.get_profile("default")
+settings.register_profile("dev", parent=_BASE, max_examples=50, deadline=1000)
 settings.register_profile(
     "ci",
+    parent=_BASE,
     derandomize=True,
+    database=None,  # derandomised runs gain nothing from saved examples
     deadline=None,
     print_blob=True,
     max_examples=50,
+    suppress_health_check=[HealthCheck.too_slow],  # shared 2-core machines are noisy
 )
 
 

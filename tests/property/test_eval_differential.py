@@ -299,28 +299,60 @@ def test_control_flow_and_undefinedness_agree_with_python(
     check(BOOL, pair)
 
 
+def _small_int(v: int) -> Expr:
+    return IntLit(value=v) if v >= 0 else Unary(op="-", operand=IntLit(value=-v))
+
+
+@st.composite
+def _partial_body(draw: st.DrawFn, var: str) -> Expr:
+    """A condition on ``var`` that is undefined for some values of it and decided by
+    others, so the order in which a binder visits values shows in the result."""
+    scope = {**CONTROL_VARS, var: INT}
+    other = draw(typed_exprs(INT, scope, 1, exclude=CONTROL_ONLY))
+    v = Name(id=var)
+    shifted = BinOp(op="-", left=v, right=_small_int(draw(st.integers(-1, 3))))
+    partial = draw(
+        st.sampled_from(
+            [
+                Index(base=Name(id="xs"), index=v),
+                BinOp(op="//", left=other, right=shifted),
+                BinOp(op="%", left=other, right=shifted),
+                Call(func="int", args=(Index(base=Name(id="s"), index=v),)),
+            ]
+        )
+    )
+    op = draw(st.sampled_from(["==", "!=", "<", "<=", ">", ">="]))
+    test: Expr = Compare(ops=(op,), operands=(partial, draw(st.sampled_from([other, v]))))
+    extra = draw(typed_exprs(BOOL, scope, 1, exclude=CONTROL_ONLY))
+    how = draw(st.sampled_from(["alone", "and", "or", "and_rev", "or_rev"]))
+    if how == "alone":
+        return test
+    if how.endswith("_rev"):
+        return BoolOp(op=how[:-4], left=extra, right=test)  # type: ignore[arg-type]
+    return BoolOp(op=how, left=test, right=extra)  # type: ignore[arg-type]
+
+
 @st.composite
 def _binders(draw: st.DrawFn) -> tuple[Expr, dict[str, object]]:
     """A quantifier or generator at the top, so its result is never masked by context."""
-    small = st.integers(-2, 5).map(
-        lambda v: IntLit(value=v) if v >= 0 else Unary(op="-", operand=IntLit(value=-v))
-    )
+    small = st.integers(-2, 5).map(_small_int)
     if draw(st.booleans()):
         var = draw(st.sampled_from(["k", "i"]))
-        body = draw(typed_exprs(BOOL, {**CONTROL_VARS, var: INT}, 2, exclude=CONTROL_ONLY))
         node: Expr = Quantifier(
             quantifier=draw(st.sampled_from(["forall", "exists"])),
             var=var,
             lo=draw(small),
             hi=draw(small),
-            body=body,
+            body=draw(_partial_body(var)),
         )
     else:
         var = draw(st.sampled_from(["e", "j"]))
-        body = draw(typed_exprs(BOOL, {**CONTROL_VARS, var: INT}, 2, exclude=CONTROL_ONLY))
         iterable = draw(typed_exprs(TList(INT), CONTROL_VARS, 1, exclude=CONTROL_ONLY))
         node = Generator(
-            func=draw(st.sampled_from(["all", "any"])), body=body, var=var, iterable=iterable
+            func=draw(st.sampled_from(["all", "any"])),
+            body=draw(_partial_body(var)),
+            var=var,
+            iterable=iterable,
         )
     env: dict[str, object] = dict(draw(envs(CONTROL_VARS)))
     return node, env
@@ -331,5 +363,6 @@ def _binders(draw: st.DrawFn) -> tuple[Expr, dict[str, object]]:
 def test_quantifiers_and_generators_agree_with_python(
     pair: tuple[Expr, dict[str, object]],
 ) -> None:
-    """In-order short-circuit: a deciding body before an undefined one decides."""
+    """In-order short-circuit: a deciding body before an undefined one decides, an
+    undefined one before a deciding one makes the whole undefined."""
     check(BOOL, pair)

@@ -343,3 +343,18 @@ def test_public_names_are_declared_and_lazy() -> None:
     assert set(derivative.__all__) == set(derivative._EXPORTS) | {"__version__"}
     loaded = _loaded_after("import derivative")
     assert "derivative.api" not in loaded and "derivative._ast" not in loaded
+
+
+# --------------------------------------------------------------------------- suite configuration
+
+
+def test_hypothesis_profiles_follow_the_ci_variable() -> None:
+    from hypothesis import settings
+
+    ci = settings.get_profile("ci")
+    assert ci.derandomize is True and ci.deadline is None and ci.print_blob is True
+    assert ci.max_examples <= 100
+    assert settings.get_profile("dev").derandomize is False
+    ci_env = os.environ.get("CI", "").strip().lower() in {"1", "true", "yes", "on"}
+    expected = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if ci_env else "dev")
+    assert settings.default == settings.get_profile(expected)
