@@ -114,15 +114,83 @@ class EncodingError(DerivativeError):
 # Words that SMT-LIB reserves or that z3/cvc5 refuse to redeclare (measured: declaring
 # each as an Int constant), plus theory function names without a dot.
 _RESERVED: Final = frozenset(
-    """
-    _ ! as let exists forall match par NUMERAL DECIMAL STRING BINARY HEXADECIMAL
-    and or not xor ite distinct true false abs div mod rem to_real to_int is_int
-    select store const concat extract repeat bag tuple fp sqrt exp sin cos tan arcsin
-    arccos arctan arcsec arccsc arccot sbv_to_int ubv_to_int int_to_bv int2bv bv2int
-    bv2nat nat2bv iand pow2 RNA RNE RTN RTP RTZ roundNearestTiesToEven
-    roundNearestTiesToAway roundTowardPositive roundTowardNegative roundTowardZero
-    Int Real Bool String Seq Array RegLan result
-    """.split()
+    (
+        "_",
+        "!",
+        "as",
+        "let",
+        "exists",
+        "forall",
+        "match",
+        "par",
+        "NUMERAL",
+        "DECIMAL",
+        "STRING",
+        "BINARY",
+        "HEXADECIMAL",
+        "and",
+        "or",
+        "not",
+        "xor",
+        "ite",
+        "distinct",
+        "true",
+        "false",
+        "abs",
+        "div",
+        "mod",
+        "rem",
+        "to_real",
+        "to_int",
+        "is_int",
+        "select",
+        "store",
+        "const",
+        "concat",
+        "extract",
+        "repeat",
+        "bag",
+        "tuple",
+        "fp",
+        "sqrt",
+        "exp",
+        "sin",
+        "cos",
+        "tan",
+        "arcsin",
+        "arccos",
+        "arctan",
+        "arcsec",
+        "arccsc",
+        "arccot",
+        "sbv_to_int",
+        "ubv_to_int",
+        "int_to_bv",
+        "int2bv",
+        "bv2int",
+        "bv2nat",
+        "nat2bv",
+        "iand",
+        "pow2",
+        "RNA",
+        "RNE",
+        "RTN",
+        "RTP",
+        "RTZ",
+        "roundNearestTiesToEven",
+        "roundNearestTiesToAway",
+        "roundTowardPositive",
+        "roundTowardNegative",
+        "roundTowardZero",
+        "Int",
+        "Real",
+        "Bool",
+        "String",
+        "Seq",
+        "Array",
+        "RegLan",
+        "result",
+    )
 )
 _THEORY_PREFIXES: Final = frozenset(
     {"re", "str", "seq", "int", "real", "fp", "bv", "set", "bag", "rel", "table",
@@ -165,7 +233,11 @@ def label_symbol(ident: str, taken: Iterable[str] = ()) -> str:
     """The ``:named`` label of an obligation id: ``|id|``, or ``|id!label|`` if that is taken."""
     plain = _quote(ident)
     bare = ident
-    if bare in _RESERVED or bare in set(taken) or bare.split(".")[0].lower() in {"re", "str", "seq"}:
+    if (
+        bare in _RESERVED
+        or bare in set(taken)
+        or bare.split(".")[0].lower() in {"re", "str", "seq"}
+    ):
         return _quote(ident + "!label")
     return plain
 
@@ -488,7 +560,9 @@ _PY_RMOD: Final = (
 
 def _sort_tag(sort: str) -> str:
     """A sort as part of a helper's name: ``Int``, ``(Seq Int)`` -> ``Seq.Int``."""
-    return sort.replace("(", "").replace(")", "").replace(" ", ".").replace("|", "").replace("'", "")
+    return (
+        sort.replace("(", "").replace(")", "").replace(" ", ".").replace("|", "").replace("'", "")
+    )
 
 
 def _le(sort: str, a: str, b: str) -> str:
@@ -819,9 +893,7 @@ class SmtEncoder:
 
     # operators
 
-    def _enc_unary(
-        self, e: Unary, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
-    ) -> SmtTerm:
+    def _enc_unary(self, e: Unary, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
         a = self._enc(e.operand, bound, BOOL if e.op == "not" else want)
         if e.op == "not":
             return SmtTerm(a.defined, _not(a.value), BOOL)
@@ -829,9 +901,7 @@ class SmtEncoder:
             raise EncodingError(f"unary minus on {a.ty.show()}")
         return SmtTerm(a.defined, f"(- {a.value})", a.ty)
 
-    def _enc_binop(
-        self, e: BinOp, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
-    ) -> SmtTerm:
+    def _enc_binop(self, e: BinOp, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
         lt = self.type_of(e.left, bound)
         rt = self.type_of(e.right, bound)
         op = e.op
@@ -866,16 +936,16 @@ class SmtEncoder:
         elif op == "/":
             value = f"(/ {a.value} {b.value})"
         else:
-            kind = ("div" if op == "//" else "mod") if isinstance(ty, TInt) else (
-                "rdiv" if op == "//" else "rmod"
+            kind = (
+                ("div" if op == "//" else "mod")
+                if isinstance(ty, TInt)
+                else ("rdiv" if op == "//" else "rmod")
             )
             self.aux.add((kind, ""))
             value = f"(|py.{kind}| {a.value} {b.value})"
         return SmtTerm(defined, value, ty)
 
-    def _date_arith(
-        self, e: BinOp, bound: Mapping[str, tuple[str, Ty]], lt: Ty, rt: Ty
-    ) -> SmtTerm:
+    def _date_arith(self, e: BinOp, bound: Mapping[str, tuple[str, Ty]], lt: Ty, rt: Ty) -> SmtTerm:
         a = self._enc(e.left, bound, DATE if isinstance(lt, TDate) else INT)
         b = self._enc(e.right, bound, DATE if isinstance(rt, TDate) else INT)
         lt, rt = a.ty, b.ty
@@ -919,7 +989,9 @@ class SmtEncoder:
         b = self._enc(e.orelse, bound, ty)
         self._note_type(ty)
         return SmtTerm(
-            _and(c.defined, _ite(c.value, a.defined, b.defined)), _ite(c.value, a.value, b.value), ty
+            _and(c.defined, _ite(c.value, a.defined, b.defined)),
+            _ite(c.value, a.value, b.value),
+            ty,
         )
 
     def _enc_compare(
@@ -987,8 +1059,10 @@ class SmtEncoder:
             lo = self._enc(right.lo, bound, INT)
             hi = self._enc(right.hi, bound, INT)
             if isinstance(x.ty, TReal):
-                v = f"(and (is_int {x.value}) (<= (to_real {lo.value}) {x.value}) " \
+                v = (
+                    f"(and (is_int {x.value}) (<= (to_real {lo.value}) {x.value}) "
                     f"(<= {x.value} (to_real {hi.value})))"
+                )
             elif isinstance(x.ty, TInt):
                 v = f"(and (<= {lo.value} {x.value}) (<= {x.value} {hi.value}))"
             else:
@@ -1012,7 +1086,8 @@ class SmtEncoder:
                 # a real in a list of ints: only an integral value can be an element
                 a = self._enc(left, bound, None)
                 b = self._enc(right, bound, None)
-                v = f"(and (is_int {a.value}) (seq.contains {b.value} (seq.unit (to_int {a.value}))))"
+                unit = f"(seq.unit (to_int {a.value}))"
+                v = f"(and (is_int {a.value}) (seq.contains {b.value} {unit}))"
                 return a.defined, b.defined, v
             a = self._enc(left, bound, elem)
             b = self._enc(right, bound, TList(elem))
@@ -1020,9 +1095,7 @@ class SmtEncoder:
             return a.defined, b.defined, f"(seq.contains {b.value} (seq.unit {a.value}))"
         raise EncodingError(f"'in' on {rt.show()}")
 
-    def _enc_index(
-        self, e: Index, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
-    ) -> SmtTerm:
+    def _enc_index(self, e: Index, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
         bt = self.type_of(e.base, bound)
         if isinstance(bt, TList) and isinstance(bt.elem, TAny):
             bt = TList(INT if want is None else _plain(want))
@@ -1127,9 +1200,7 @@ class SmtEncoder:
         result: SmtTerm = getattr(self, handler)(e, bound, want)
         return result
 
-    def _call_len(
-        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
-    ) -> SmtTerm:
+    def _call_len(self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
         a = self._enc(e.args[0], bound, None)
         if isinstance(a.ty, TStr):
             return SmtTerm(a.defined, f"(str.len {a.value})", INT)
@@ -1137,9 +1208,7 @@ class SmtEncoder:
             return SmtTerm(a.defined, f"(seq.len {a.value})", INT)
         raise EncodingError(f"len() of a {a.ty.show()}")
 
-    def _call_abs(
-        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
-    ) -> SmtTerm:
+    def _call_abs(self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
         a = self._enc(e.args[0], bound, want if want is not None else None)
         if isinstance(a.ty, TInt):
             return SmtTerm(a.defined, f"(abs {a.value})", INT)
@@ -1183,9 +1252,7 @@ class SmtEncoder:
             return sort_of(ty)
         raise EncodingError(f"ordering values of type {ty.show()} has no SMT-LIB encoding")
 
-    def _call_sum(
-        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
-    ) -> SmtTerm:
+    def _call_sum(self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
         xs = self._enc(e.args[0], bound, None)
         if not isinstance(xs.ty, TList):
             raise EncodingError(f"sum() of a {xs.ty.show()}")
@@ -1198,18 +1265,14 @@ class SmtEncoder:
         self.aux.add(("sum", sort))
         return SmtTerm(xs.defined, f"(|py.sum.{sort}| {xs.value} 0)", elem)
 
-    def _call_int(
-        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
-    ) -> SmtTerm:
+    def _call_int(self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
         s = self._enc(e.args[0], bound, STR)
         if not isinstance(s.ty, TStr):
             raise EncodingError(f"int() of a {s.ty.show()}")
         defined = _and(s.defined, f"(str.in_re {s.value} {_DIGITS})")
         return SmtTerm(defined, f"(str.to_int {s.value})", INT)
 
-    def _call_str(
-        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
-    ) -> SmtTerm:
+    def _call_str(self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
         n = self._enc(e.args[0], bound, INT if self._is_any(e.args[0], bound) else None)
         if not isinstance(n.ty, TInt):
             raise EncodingError(f"str() of a {n.ty.show()} has no SMT-LIB encoding")
@@ -1295,9 +1358,7 @@ class SmtEncoder:
                 lines.extend(_aux_definitions(key))
         for name in sorted(self.used_consts):
             ty, value = scope.consts[name]
-            lines.append(
-                f"(define-fun {symbol(name)} () {sort_of(ty)} {value_term(value, ty)})"
-            )
+            lines.append(f"(define-fun {symbol(name)} () {sort_of(ty)} {value_term(value, ty)})")
         names = sorted(set(self.used_vars) | set(scope.fixed))
         for name in names:
             ty = scope.variables[name]

@@ -14,7 +14,8 @@ Rules (each decided here where the design is silent, and tested in
   ``datetime`` for a ``date``, a Python ``list`` for a list, ``nan``) give
   ``UNDEFINED``.  Candidate results may be wrong-typed, and such a result must fail the
   obligation that reads it, never pass it by accident nor crash the judge.  A name bound
-  to a non-value evaluates to ``UNDEFINED``.  See ``_evalops`` for sorts and float slack.
+  to a non-value (including a list with a non-value inside or mixing sorts) evaluates
+  to ``UNDEFINED``.  See ``_evalops`` for sorts and float slack.
 - **Left to right, stopping at the first undefined operand**, exactly as Python stops at
   the first exception: ``false and X`` is ``false`` whatever ``X`` is; ``X and false``
   with ``X`` undefined is undefined.  ``or`` likewise; ``A implies B`` evaluates ``B``
@@ -75,7 +76,7 @@ from datetime import date
 from fractions import Fraction
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Final
+from typing import Final, cast
 
 from derivative import _evalops as ops
 from derivative._ast import (
@@ -212,6 +213,26 @@ class _Walker(ExprVisitor[Outcome]):
         self.env = env
         self.bound: dict[str, Outcome] = {}
         self.steps_left = ev.max_iterations
+        # id of an outside list -> (the list, kept alive so the id stays its own; is it a value?)
+        self.checked: dict[int, tuple[object, bool]] = {}
+
+    def admit(self, v: object) -> Outcome:
+        """A value from outside (environment, constants, hooks): itself if it is a value.
+
+        Lists are checked through (every element a value, one sort throughout) once per
+        evaluation, so everything the walker handles afterwards is well-formed and an
+        element taken out of a list never needs checking again.
+        """
+        if isinstance(v, _Undefined):
+            return v
+        if isinstance(v, tuple):
+            seen = self.checked.get(id(v))
+            if seen is None:
+                seen = self.checked[id(v)] = (v, ops.sort_of(v) is not None)
+            return cast(RuntimeValue, v) if seen[1] else UNDEFINED
+        if ops.admissible(v):
+            return cast(RuntimeValue, v)
+        return UNDEFINED
 
     def generic_visit(self, node: Expr) -> Outcome:
         raise EvaluationError(f"cannot evaluate a node of kind {node.kind!r}")
@@ -253,18 +274,18 @@ class _Walker(ExprVisitor[Outcome]):
             v = self.ev.consts.get(node.id, _MISSING)
         if v is _MISSING:
             raise EvaluationError(f"unbound name {node.id!r}")
-        return _admit(v)
+        return self.admit(v)
 
     def visit_result(self, node: Result) -> Outcome:
         v = self.env.get("result", _MISSING)
         if v is _MISSING:
             raise EvaluationError("'result' is not bound (the environment has no \"result\")")
-        return _admit(v)
+        return self.admit(v)
 
     def visit_count(self, node: Count) -> Outcome:
         if self.ev.count_hook is None:
             return UNDEFINED
-        return _admit(self.ev.count_hook(node))
+        return self.admit(self.ev.count_hook(node))
 
     # ----------------------------------------------------------------- operators
 
@@ -395,7 +416,7 @@ class _Walker(ExprVisitor[Outcome]):
             args.append(v)
         if builtin is None:
             assert self.ev.call_hook is not None
-            return _admit(self.ev.call_hook(node, tuple(args)))
+            return self.admit(self.ev.call_hook(node, tuple(args)))
         return _guarded(builtin[2], self.cmp, tuple(args))
 
     # ----------------------------------------------------------------- binders
@@ -453,15 +474,6 @@ class _Walker(ExprVisitor[Outcome]):
             return UNDEFINED
         stop_on = node.func == "any"
         return self._bind_and_test(node.var, xs, node.body, stop_on)
-
-
-def _admit(v: object) -> Outcome:
-    """A value from outside (environment, constants, hooks): itself if it can be a value."""
-    if isinstance(v, _Undefined):
-        return v
-    if ops.admissible(v):
-        return v  # type: ignore[return-value]
-    return UNDEFINED
 
 
 def _guarded(fn: Callable[..., Outcome], *args: object) -> Outcome:

@@ -419,10 +419,17 @@ def _strings(*args: object) -> bool:
 
 
 def matches(s: object, pattern: object) -> Outcome:
-    """``matches(s, RE)``: a full match of the spec regex (``derivative._regex``)."""
+    """``matches(s, RE)``: a full match of the spec regex (``derivative._regex``).
+
+    A pattern outside the regex subset is outside ``matches``' domain: undefined.  (A
+    literal pattern never is; the type checker rejects it at its position.)
+    """
     if not (isinstance(s, str) and isinstance(pattern, str)):
         return UNDEFINED
-    return _regex.fullmatch(pattern, s)
+    try:
+        return _regex.fullmatch(pattern, s)
+    except _regex.RegexError:
+        return UNDEFINED
 
 
 def startswith(s: object, p: object) -> Outcome:

@@ -126,6 +126,7 @@ from derivative._ast import (
 )
 from derivative._builtins import BUILTIN_EXCEPTIONS, BUILTIN_FUNCTIONS, builtin_exception_mro
 from derivative._errors import SourcePos, SpecError, SpecErrors
+from derivative._eval import EvaluationError, evaluate
 from derivative._types import (
     BOOL,
     DATE,
@@ -173,6 +174,9 @@ class TypeInfo:
     param_types: dict[str, Ty] = field(default_factory=dict)
     signatures: dict[str, Signature] = field(default_factory=dict)
     """Key: function name or ``System.op``."""
+    _callables_cache: dict[str | None, dict[str, Signature]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     # ------------------------------------------------------------------ scopes
 
@@ -256,6 +260,9 @@ class TypeInfo:
         return None
 
     def _callables(self, system: str | None) -> dict[str, Signature]:
+        cached = self._callables_cache.get(system)
+        if cached is not None:
+            return cached
         out = {
             f.name: self.signatures[f.name]
             for f in self.contract.functions()
@@ -266,6 +273,7 @@ class TypeInfo:
                 for op in s.operations:
                     if op.qualname in self.signatures:
                         out.setdefault(op.name, self.signatures[op.qualname])
+        self._callables_cache[system] = out
         return out
 
 
@@ -455,7 +463,11 @@ def _show_value(value: object) -> str:
 # --------------------------------------------------------------------------- positions
 
 
-def _pos(file: str, line: int, column: int) -> SourcePos:
+def _pos(file: str, line: int, column: int) -> SourcePos | None:
+    """A position with its source line for the caret; None for a node built by hand
+    without file or line (``type_of`` on a synthetic tree)."""
+    if not file and line <= 0:
+        return None
     text = linecache.getline(file, line).rstrip("\r\n") if file and line > 0 else ""
     return SourcePos(file, line, column, text)
 
@@ -752,7 +764,7 @@ class _ExprChecker(ExprVisitor[Ty]):
 
     def visit_compare(self, node: Compare) -> Ty:
         has_count = any(isinstance(o, Count) for o in node.operands)
-        if has_count:
+        if has_count and self.ctx.count_allowed:
             self._check_count_comparison(node)
         types: list[Ty] = []
         for i, operand in enumerate(node.operands):
@@ -1207,12 +1219,13 @@ class _Checker:
             if isinstance(d, BindDecl):
                 continue
             if d.name in seen:
-                f, ln, col = seen[d.name]
+                first = _pos(*seen[d.name])
+                related = [("first declared here", first)] if first is not None else []
                 self.state.errors.append(
                     SpecError(
                         f"{d.name!r} is declared twice",
                         _pos(d.file, d.line, d.column),
-                        related=[("first declared here", _pos(f, ln, col))],
+                        related=related,
                     )
                 )
                 continue
@@ -1403,8 +1416,6 @@ class _Checker:
 
     def consts(self) -> None:
         """Evaluate consts in dependency order; report cycles once per cycle."""
-        from derivative._eval import EvaluationError, evaluate
-
         order: list[str] = []
         state: dict[str, int] = {}  # 1 visiting, 2 done
         cyclic: set[str] = set()
@@ -1707,8 +1718,6 @@ class _Checker:
             self.error(f"{what} must be a bool condition, not {t.show()}", ob.file, line, col)
 
     def example(self, ob: Obligation, sig: Signature, consts: Mapping[str, Ty]) -> None:
-        from derivative._eval import EvaluationError, evaluate
-
         owner = ob.owner or ""
         bare = owner.rsplit(".", 1)[-1]
         file = ob.file

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from derivative import __version__, _cli_sandbox
+from derivative import __version__, _cli_sandbox, _cli_validate
 from derivative._errors import DerivativeError, UsageError
 
 EXIT_OK = 0
@@ -191,6 +191,9 @@ COMMANDS: tuple[Command, ...] = (
         "show what isolation this machine can give, and why",
         _cli_sandbox.doctor_arguments,
         _cli_sandbox.run_doctor,
+    ),
+    Command(
+        (_cli_validate.NAME,), _cli_validate.HELP, _cli_validate.add_arguments, _cli_validate.run
     ),
 )
 

@@ -62,6 +62,7 @@ from derivative._errors import DerivativeError
 from derivative._printer import to_source
 from derivative._typecheck import TypeInfo
 from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty, base
+from derivative._values import EnumValue
 from derivative._walk import free_names, walk
 from derivative.solver._encode import (
     DATE_MAX,
@@ -223,6 +224,8 @@ def normal_condition(raises: Sequence[Obligation]) -> Expr | None:
     """``not (C1 or C2 ...)``: no ``raises`` condition holds (None without raises)."""
     if not raises:
         return None
+    if len(raises) == 1 and isinstance(raises[0].expr, Unary) and raises[0].expr.op == "not":
+        return raises[0].expr.operand
     cond: Expr = raises[0].expr
     for o in raises[1:]:
         cond = BoolOp(op="or", left=cond, right=o.expr)
@@ -356,10 +359,32 @@ class Space:
         with _Z3_LOCK:
             return self.encoder.encode(expr).holds
 
-    def solve(self, *extra: Z, rlimit: int = RLIMIT) -> tuple[str, dict[str, object] | None]:
-        """``("sat", input)``, ``("unsat", None)`` or ``("unknown", None)``."""
+    def solve(self, *extra: Z) -> tuple[str, dict[str, object] | None]:
+        """``("sat", input)``, ``("unsat", None)`` or ``("unknown", None)``.
+
+        A small portfolio with deterministic resource limits: Z3 briefly, cvc5 briefly
+        (much faster on string lengths), then each with a larger limit.  A model is
+        only used if the evaluator agrees that it is a valid input; ``unsat`` from
+        either solver makes a trigger vacuous.
+        """
         if not self.encodable:
             return "unknown", None
+        strings = self._has_strings()
+        for solver, limit in _PORTFOLIO:
+            if solver == "cvc5" and not strings:
+                continue
+            if solver == "z3":
+                status, values = self._z3_solve(extra, limit)
+            else:
+                status, values = self._cvc5_solve(extra, limit)
+            if status != "unknown":
+                return status, values
+        return "unknown", None
+
+    def _has_strings(self) -> bool:
+        return any(_has_seq(t) for _, t in self.params)
+
+    def _z3_solve(self, extra: Sequence[Z], rlimit: int) -> tuple[str, dict[str, object] | None]:
         with _Z3_LOCK:
             s = make_solver(rlimit, TIMEOUT_MS)
             s.add(*self.base, *extra)
@@ -372,6 +397,48 @@ class Space:
             if r != z3.sat:
                 return "unknown", None
             return self._read(s.model())
+
+    def _cvc5_solve(self, extra: Sequence[Z], rlimit: int) -> tuple[str, dict[str, object] | None]:
+        with _Z3_LOCK:
+            holder = z3.Solver()
+            holder.add(*self.base, *extra)
+            text = holder.to_smt2()
+        try:
+            import cvc5
+        except ImportError:  # pragma: no cover - cvc5 is a dependency
+            return "unknown", None
+        try:
+            tm = cvc5.TermManager()
+            solver = cvc5.Solver(tm)
+            for key, value in (("produce-models", "true"), ("strings-exp", "true"),
+                               ("rlimit-per", str(rlimit)), ("tlimit-per", str(TIMEOUT_MS))):
+                solver.setOption(key, value)
+            solver.setLogic("ALL")
+            symbols = cvc5.SymbolManager(tm)
+            parser = cvc5.InputParser(solver, symbols)
+            parser.setStringInput(
+                cvc5.InputLanguage.SMT_LIB_2_6, text.replace("(check-sat)", ""), "query"
+            )
+            while True:
+                cmd = parser.nextCommand()
+                if cmd.isNull():
+                    break
+                cmd.invoke(solver, symbols)
+            result = solver.checkSat()
+            if result.isUnsat():
+                return "unsat", None
+            if not result.isSat():
+                return "unknown", None
+            terms = {str(t).strip("|"): t for t in symbols.getDeclaredTerms()}
+            values = {
+                n: to_candidate_space(_from_cvc5(solver.getValue(terms[n]), t), t)
+                for n, t in self.params
+            }
+        except Exception:  # a construct cvc5 does not read, a value we cannot convert
+            return "unknown", None
+        if not self._valid(values):
+            return "unknown", None
+        return "sat", values
 
     def _read(self, model: Z) -> tuple[str, dict[str, object] | None]:
         try:
@@ -538,6 +605,39 @@ class Space:
             except (Unsupported, AssertionError, KeyError):
                 pass
         return out
+
+
+_PORTFOLIO: Final = (("z3", 300_000), ("cvc5", 10_000), ("z3", RLIMIT), ("cvc5", 200_000))
+
+
+def _has_seq(ty: Ty) -> bool:
+    return isinstance(ty, (TStr, TList))
+
+
+def _from_cvc5(term: Any, ty: Ty) -> object:
+    """A cvc5 model value as a language value of ``ty`` (raises on anything unexpected)."""
+    if isinstance(ty, TBool):
+        return bool(term.getBooleanValue())
+    if isinstance(ty, (TInt, TAny)):
+        return int(term.getIntegerValue())
+    if isinstance(ty, TDate):
+        n = int(term.getIntegerValue())
+        if not DATE_MIN <= n <= DATE_MAX:
+            raise ValueError("day out of range")
+        return date.fromordinal(n)
+    if isinstance(ty, TReal):
+        v = term.getRealValue()
+        return Fraction(v)
+    if isinstance(ty, TStr):
+        return str(term.getStringValue())
+    if isinstance(ty, TEnum):
+        member = str(term).strip("|").rsplit(".", 1)[-1]
+        if member not in ty.members:
+            raise ValueError(f"no member {member}")
+        return EnumValue(ty.name, member)
+    if isinstance(ty, TList):
+        return tuple(_from_cvc5(t, ty.elem) for t in term.getSequenceValue())
+    raise ValueError(f"cannot read {ty.show()}")
 
 
 def _real(f: Fraction) -> Z:

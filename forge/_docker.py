@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import os
 import select
 import socket
 import time
@@ -30,13 +31,16 @@ from typing import Any, Literal
 
 from derivative._errors import SandboxUnavailable
 from derivative.forge._channel import (
+    ChannelError,
     ChannelTimeout,
     FrameChannel,
     ProtocolError,
     Transcript,
+    stage_value,
     wait_writable,
 )
 from derivative.forge._image import DEFAULT_TAG, FIX_OFFLINE, docker_client
+from derivative.forge._process import verify_credentials, verify_environment
 from derivative.forge._sandbox import Launcher, Limits, Running, Staged
 
 DEFAULT_IMAGE = DEFAULT_TAG
@@ -176,18 +180,29 @@ class DockerRunning(Running):
 
 
 def _isolation_from_inspect(info: dict[str, Any]) -> tuple[str, ...]:
-    """The container's isolation settings as the engine reports them (not as requested)."""
+    """The container's isolation: read from ``/proc`` of its process where this host can
+    see it (the engine runs here), else as the engine reports its settings; limits and the
+    read-only root always as the engine reports them (never merely as requested)."""
     host = info.get("HostConfig") or {}
     config = info.get("Config") or {}
-    found: list[str] = ["namespace:mount", "namespace:pid", "namespace:ipc", "namespace:uts"]
+    pid = int((info.get("State") or {}).get("Pid") or 0)
+    seen = verify_credentials(pid) if pid > 0 and os.path.exists(f"/proc/{pid}/ns") else []
+    found: list[str]
+    if seen:
+        found = seen + verify_environment(pid, frozenset({*ENVIRONMENT, "HOSTNAME"}))
+    else:
+        found = ["namespace:mount", "namespace:pid", "namespace:ipc", "namespace:uts"]
+        if host.get("NetworkMode") == "none":
+            found.append("namespace:network")
+        if config.get("User") == SANDBOX_USER:
+            found.append("uid:65534")
+        if [c.upper() for c in host.get("CapDrop") or []] == ["ALL"] and not host.get("CapAdd"):
+            found.append("capabilities:none")
+        if any(o.startswith("no-new-privileges") for o in host.get("SecurityOpt") or []):
+            found.append("no_new_privs")
+        found.extend(["env:scrubbed", "python:isolated"])
     if host.get("NetworkMode") == "none":
-        found.append("namespace:network (network none)")
-    if config.get("User") == SANDBOX_USER:
-        found.append("uid:65534")
-    if [c.upper() for c in host.get("CapDrop") or []] == ["ALL"] and not host.get("CapAdd"):
-        found.append("capabilities:none")
-    if any(o.startswith("no-new-privileges") for o in host.get("SecurityOpt") or []):
-        found.append("no_new_privs")
+        found.append("network:none")
     if host.get("ReadonlyRootfs"):
         found.append("root:read-only")
     if "/tmp" in (host.get("Tmpfs") or {}):
@@ -204,8 +219,6 @@ def _isolation_from_inspect(info: dict[str, Any]) -> tuple[str, ...]:
         found.append(f"rlimit:{ulimit.get('Name')}={ulimit.get('Soft')}")
     if not host.get("Privileged"):
         found.append("unprivileged")
-    found.append("env:scrubbed")
-    found.append("python:isolated")
     return tuple(found)
 
 
@@ -287,7 +300,6 @@ class DockerLauncher(Launcher):
             sock = api.attach_socket(cid, params={"stdin": 1, "stdout": 1, "stderr": 1,
                                                   "stream": 1})
             api.start(cid)
-            isolation = _isolation_from_inspect(api.inspect_container(cid))
         except DockerException as exc:
             if cid is not None:
                 with contextlib.suppress(Exception):
@@ -295,5 +307,21 @@ class DockerLauncher(Launcher):
                 _LIVE.pop(cid, None)
             raise SandboxUnavailable(f"the Docker sandbox could not start: {exc}") from exc
         transport = AttachTransport(sock)
-        return DockerRunning(self.client, cid, transport, FrameChannel(transport, transcript),
-                             isolation, self.image_id)
+        running = DockerRunning(self.client, cid, transport,
+                                FrameChannel(transport, transcript), (), self.image_id)
+        try:
+            # A set-up round trip without namespaces (the engine made them): once the worker
+            # has answered, its process is the one /proc shows, so the check is not racing
+            # the container's start.
+            channel = running.channel
+            setup = {"id": 0, "op": "setup", "args": {"namespaces": False, "log_fd": 2}}
+            stage_value(channel.request(setup, deadline, decode=False), "unshared")
+            stage_value(channel.receive(0, deadline), "ready")
+            running.isolation = _isolation_from_inspect(api.inspect_container(cid))
+        except (ChannelError, OSError, DockerException) as exc:
+            diagnostics = running.diagnostics()
+            running.kill()
+            running.finish(timeout=2.0)
+            reason = f"the Docker sandbox did not finish its set-up: {exc}"
+            raise SandboxUnavailable(reason + (f"\n{diagnostics}" if diagnostics else "")) from exc
+        return running

@@ -62,7 +62,6 @@ from derivative._printer import to_source
 from derivative._typecheck import TypeInfo
 from derivative._types import TNone, Ty
 from derivative._values import EnumValue, _Undefined
-from derivative._walk import walk
 from derivative.forge._boundary import Plan, Trigger, clear_cache, plan_for, space_for
 from derivative.forge._evidence import ObligationEvidence, RunEvidence, TriggerEvidence
 from derivative.forge._oracle import (
@@ -136,6 +135,8 @@ class Interleaving:
     schedule: str
     setup: list[Outcome]
     outcomes: list[Outcome]
+    trace: str = ""
+    deadlock: bool = False
 
 
 @runtime_checkable
@@ -248,7 +249,7 @@ class InProcessCaller:
             return Outcome.returned(fn(*converted))
         except KeyboardInterrupt:
             raise
-        except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is data
+        except BaseException as exc:
             return Outcome.error(exc)
 
     def call(self, func_name: str, args: Sequence[object]) -> Outcome:
@@ -269,7 +270,7 @@ class InProcessCaller:
             return cls()
         except KeyboardInterrupt:
             raise
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             return Outcome.error(exc)
 
     def method(self, handle: object, op: str, args: Sequence[object]) -> Outcome:
@@ -1015,6 +1016,8 @@ class _SystemRunner:
         explored = 0
 
         def violated(run: Interleaving) -> str | None:
+            if run.deadlock:
+                return "deadlock: the calls never finished"
             if any(out.raised is not None for out in run.setup):
                 return None
             env_by_ref = [normalize(out.value, self.judges[op].signature.returns)
@@ -1051,19 +1054,26 @@ class _SystemRunner:
                 if why is not None:
                     lines = [f"{self.name}() -> s"]
                     lines += [f"{r.text()}" for r in prefix]
-                    lines += [f"thread {i + 1}: s.{describe_input(op, dict(zip([p.name for p in self.ops[op].params], a, strict=True)))}"  # noqa: E501
-                              f" -> {describe_outcome(out)}"
-                              for i, ((op, a), out) in enumerate(zip(calls, run.outcomes, strict=True))]
+                    for i, ((op, raw), out) in enumerate(zip(calls, run.outcomes, strict=True)):
+                        shown = ", ".join(
+                            f"{p.name}="
+                            + (prefix[a.index].name if isinstance(a, Ref) else describe(a))
+                            for p, a in zip(self.ops[op].params, raw, strict=True)
+                        )
+                        lines.append(f"thread {i + 1}: s.{op}({shown})"
+                                     f" -> {describe_outcome(out)}")
                     message = (
                         f"{o.id}" + (f' "{o.text}"' if o.text else "") + f" ({o.file}:{o.line}) failed"
                         f" under concurrency\n  calls:    " + "\n            ".join(lines)
                         + f"\n  schedule: {run.schedule}\n  got:      {why}\n"
                         f"  required: {c.describe()}"
+                        + (f"\n  interleaving:\n{_indent(run.trace, 4)}" if run.trace else "")
                     )
                     self.inv_failures[o.id] = {
                         "concurrent": True,
                         "calls": lines,
                         "schedule": run.schedule,
+                        "trace": run.trace,
                         "got": why,
                         "required": c.describe(),
                         "message": message,
@@ -1072,6 +1082,10 @@ class _SystemRunner:
         except DerivativeError as exc:
             self.notes.setdefault(o.id, f"interleavings not explored: {exc}")
         self.engine.stats.setdefault(self.name, {})[f"{o.id}:interleavings"] = explored
+
+
+def _indent(text: str, n: int) -> str:
+    return "\n".join(" " * n + line for line in text.splitlines())
 
 
 def _ref_key(value: object) -> object:
@@ -1285,9 +1299,84 @@ def explore_in_process(
     limit: int,
     stop: Callable[[Interleaving], bool],
 ) -> Iterator[Interleaving]:
-    """The in-process exploration of interleavings (``forge/_explore.py``)."""
-    raise EngineError("the interleaving explorer (forge/_explore.py) is not available yet")
-    yield  # pragma: no cover
+    """Interleavings of ``calls`` explored with ``forge/_explore.py`` in this process.
+
+    Scheduling points are placed only in the candidate's own files, so the engine's
+    conversions between values never add schedules; the candidate's module is handed
+    to the explorer so that its locks become cooperative.
+    """
+    from derivative.forge import _explore
+
+    module_file = getattr(caller.module, "__file__", None)
+    folder = os.path.dirname(os.path.abspath(module_file)) if module_file else None
+    own = os.path.dirname(os.path.abspath(__file__))
+
+    def trace_filter(filename: str) -> bool:
+        if folder is None or not filename:
+            return False
+        path = os.path.abspath(filename)
+        return path.startswith(folder + os.sep) and not path.startswith(own)
+
+    state: dict[str, Any] = {}
+
+    def fresh() -> object:
+        handle = caller.new_instance(system)
+        outcomes: list[Outcome] = []
+        if isinstance(handle, Outcome):
+            state["setup"] = [handle]
+            state["calls"] = []
+            return handle
+        for op, args in setup:
+            resolved = [_resolve(a, outcomes) for a in args]
+            outcomes.append(caller.method(handle, op, resolved))
+        state["setup"] = outcomes
+        state["calls"] = [[_resolve(a, outcomes) for a in args] for _, args in calls]
+        return handle
+
+    def body(i: int) -> Callable[[object], object]:
+        op = calls[i][0]
+
+        def run(handle: object) -> object:
+            if isinstance(handle, Outcome):
+                return handle
+            return caller.method(handle, op, state["calls"][i])
+
+        return run
+
+    runs = _explore.runs(
+        fresh,
+        [body(i) for i in range(len(calls))],
+        max_schedules=limit,
+        max_preemptions=2,
+        timeout=30.0,
+        trace_filter=trace_filter,
+        names=[f"thread {i + 1}" for i in range(len(calls))],
+        modules=[caller.module],
+    )
+    for run in runs:
+        outcomes: list[Outcome] = []
+        for r in run.results:
+            if r.status == "returned" and isinstance(r.value, Outcome):
+                outcomes.append(r.value)
+            elif r.error is not None:
+                outcomes.append(Outcome.error(r.error))
+            else:
+                outcomes.append(Outcome(raised=Raised((f"Thread{r.status.capitalize()}",),
+                                                      r.status)))
+        setup_out = list(state.get("setup", []))
+        inter = Interleaving(run.summary(), setup_out, outcomes)
+        inter.trace = run.trace_text(max_lines=60)
+        inter.deadlock = bool(run.deadlock)
+        yield inter
+        if stop(inter):
+            return
+
+
+def _resolve(value: object, outcomes: Sequence[Outcome]) -> object:
+    if isinstance(value, Ref):
+        out = outcomes[value.index] if value.index < len(outcomes) else None
+        return None if out is None or out.raised is not None else out.value
+    return value
 
 
 def reset_caches() -> None:

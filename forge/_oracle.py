@@ -46,7 +46,7 @@ from typing import Final
 
 from derivative._ast import Call, Compare, Expr, Obligation, Result
 from derivative._eval import Evaluator
-from derivative._evalops import Comparer, conforms, is_int, is_num
+from derivative._evalops import Comparer, conforms, is_int
 from derivative._printer import quote, to_source
 from derivative._typecheck import TypeInfo
 from derivative._types import TBool, TDate, TEnum, TInt, TList, TNone, TReal, TStr, Ty
@@ -96,12 +96,15 @@ class Raised:
         return cls(names, message[:2000])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Outcome:
     """What one call gave: a returned ``value`` or ``raised`` (then ``value`` is None)."""
 
     value: object = None
     raised: Raised | None = None
+
+    def __repr__(self) -> str:
+        return describe_outcome(self)
 
     @classmethod
     def returned(cls, value: object) -> Outcome:
@@ -228,6 +231,8 @@ def _describe(value: object, depth: int) -> str:
         return "[" + ", ".join(_describe(v, depth + 1) for v in value) + "]"
     if isinstance(value, _Undefined):
         return "undefined"
+    if isinstance(value, enum.Enum):
+        return f"{type(value).__name__}.{value.name}"
     try:
         text = repr(value)
     except Exception:

@@ -222,8 +222,9 @@ def _package_files(root: Path, shown: str, policy: Policy) -> tuple[list[Path], 
                     _finding(
                         "ast_structure",
                         os.path.join(shown, rel),
-                        "compiled code (bytecode or a native extension) would be imported "
-                        "without any source to validate",
+                        "compiled code (bytecode or a native extension) could be imported "
+                        "instead of validated source; remove it (derivative never runs "
+                        "bytecode it did not compile itself)",
                     )
                 )
     if len(sources) > policy.limits.max_files:

@@ -38,6 +38,12 @@ STRATEGIES: tuple[Strategy, ...] = (
 """The seven strategies, in the order findings at one place are listed."""
 
 
+def _printable(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -52,8 +58,14 @@ class Finding(_Model):
     message: str
 
     def render(self) -> str:
-        """``file:line:col: strategy: message``, the form the CLI prints."""
-        return f"{self.file}:{self.line}:{self.column}: {self.strategy}: {self.message}"
+        """``file:line:col: strategy: message``, the form the CLI prints.
+
+        File names and messages can carry text chosen by the candidate's author (a file
+        name, a format field); anything unprintable is escaped so that it cannot drive
+        the terminal that shows the report.
+        """
+        where = f"{_printable(self.file)}:{self.line}:{self.column}"
+        return f"{where}: {self.strategy}: {_printable(self.message)}"
 
     def sort_key(self) -> tuple[str, int, int, int, str]:
         return (self.file, self.line, self.column, STRATEGIES.index(self.strategy), self.message)

@@ -105,9 +105,13 @@ class Policy(_Model):
     code_generation_members: dict[str, str]
     source_encodings: tuple[str, ...] = ("utf-8",)
 
-    @functools.cached_property
+    @property
     def sha256(self) -> str:
-        """Digest of the policy's content (recorded in every verdict)."""
+        """Digest of the policy's content (recorded in every verdict).
+
+        Computed each time, not cached: ``model_copy(update=...)`` would carry a cached
+        digest over to a changed policy.
+        """
         return sha256_json(self.model_dump(mode="json"))
 
 

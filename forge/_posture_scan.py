@@ -59,6 +59,7 @@ from derivative.forge._posture_scope import (
 
 _COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.ASCII)
 _FUNCTION_SCOPES = ("function", "lambda", "comprehension")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _MAX_SYM_DEPTH = 40
 
 
@@ -85,7 +86,11 @@ class _Analysis:
         self.text = text
         self.ctx = ctx
         self.policy = ctx.policy
-        self.lines = text.splitlines()
+        # Python counts lines at \n, \r\n and \r only (str.splitlines also splits at
+        # form feeds and U+2028, which would shift every later line).
+        self.lines = _LINE_BREAK.split(text)
+        if self.lines and self.lines[-1] == "":
+            self.lines.pop()
         self.findings: list[Finding] = []
         self._seen: set[tuple[str, int, int, str]] = set()
         self._positions: set[tuple[str, int, int]] = set()
@@ -487,6 +492,8 @@ class _Analysis:
             handler = handlers.get(type(node))
             if handler is not None:
                 handler(node)
+            for annotation in _annotations(node):
+                self.check_annotation(annotation)
 
     # ast_structure
 
@@ -640,15 +647,25 @@ class _Analysis:
                     node,
                     f"{name} is used as a value, so its attribute name cannot be checked",
                 )
+        grouped: dict[tuple[Strategy, str], tuple[set[str], set[int]]] = {}
         for binding in bindings:
             for sym in self.binding_syms(binding, 0):
-                self.check_alias_use(node, name, binding, sym, in_call)
+                for strategy, what, reason in self.alias_problems(binding, sym, in_call):
+                    whats, lines = grouped.setdefault((strategy, reason), (set(), set()))
+                    whats.add(what)
+                    lines.add(binding.line)
+        for (strategy, reason), (whats, lines) in sorted(grouped.items()):
+            listed = sorted(whats)
+            what = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " or " + listed[-1]
+            at = ", ".join(str(n) for n in sorted(lines))
+            plural = "s" if len(lines) > 1 else ""
+            self.report(strategy, node, f"{name} is {what} (bound at line{plural} {at}): {reason}")
 
-    def check_alias_use(
-        self, node: ast.Name, name: str, binding: Binding, sym: Sym, in_call: bool
-    ) -> None:
+    def alias_problems(
+        self, binding: Binding, sym: Sym, in_call: bool
+    ) -> list[tuple[Strategy, str, str]]:
+        """What is wrong with using a name bound to ``sym``: (strategy, what, why) each."""
         p = self.policy
-        where = f"bound at line {binding.line}"
         if sym.kind == "builtin":
             b = sym.name
             reason = (
@@ -656,38 +673,28 @@ class _Analysis:
                 or p.code_generation_builtins.get(b)
                 or (p.dynamic_attribute_functions.get(b) if not in_call else None)
             )
-            if reason is not None:
-                self.report(
-                    "name_resolution", node, f"{name} is the builtin {b} ({where}): {reason}"
-                )
-            return
+            return [] if reason is None else [("name_resolution", f"the builtin {b}", reason)]
         if sym == BUILTINS_NS:
             strategy: Strategy = "reflection" if binding.kind == "import" else "name_resolution"
-            self.report(strategy, node, f"{name} is the builtins namespace ({where})")
-            return
+            why = "every builtin, eval and open included, is an attribute of it"
+            return [(strategy, "the builtins namespace", why)]
         dotted = sym.dotted
         if self.is_local(dotted):
-            return
+            return []
+        what = f"module {dotted}" if sym.kind == "module" else dotted
         reason = self.reflection_reason(dotted)
         if reason is not None:
-            self.report("reflection", node, f"{name} refers to {dotted} ({where}): {reason}")
-            return
+            return [("reflection", what, reason)]
         reason = self.codegen_reason(dotted)
         if reason is not None:
-            self.report("recursive_control", node, f"{name} refers to {dotted} ({where}): {reason}")
-            return
+            return [("recursive_control", what, reason)]
+        out: list[tuple[Strategy, str, str]] = []
         if not self.sym_allowed(sym):
-            self.report(
-                "name_resolution",
-                node,
-                f"{name} refers to {dotted}, which policy {p.name} does not allow ({where})",
-            )
+            out.append(("name_resolution", what, f"not allowed by policy {p.name}"))
         if dotted in p.dynamic_attribute_functions and not in_call:
-            self.report(
-                "attribute_access",
-                node,
-                f"{name} is {dotted} used as a value, so its attribute name cannot be checked",
-            )
+            why = "used as a value, so its attribute name cannot be checked"
+            out.append(("attribute_access", what, why))
+        return out
 
     # attribute_access
 
@@ -857,22 +864,35 @@ class _Analysis:
                 f"{builtin} runs code built at run time, which no static check can see",
             )
             return
-        limits = self.policy.limits
-        if self.ctx.nesting >= limits.max_exec_nesting:
+        text = literal if builtin != "eval" else literal.strip()
+        self.nested(text, node, f"the code that {builtin} runs", keep_syntax_errors=True)
+
+    def nested(self, text: str, node: ast.AST, label: str, keep_syntax_errors: bool) -> None:
+        """Validate code held in a string literal; report its findings at ``node``."""
+        if self.ctx.nesting >= self.policy.limits.max_exec_nesting:
             self.report(
                 "recursive_control",
                 node,
-                f"{builtin} runs a string that runs strings, deeper than the policy follows",
+                f"{label} holds code that holds code, deeper than the policy follows",
             )
             return
         inner = Context(self.policy, self.ctx.file, self.ctx.local_modules, self.ctx.nesting + 1)
-        mode_text = literal if builtin != "eval" else literal.strip()
-        for f in analyse_text(mode_text, inner):
-            self.report(
-                f.strategy,
-                node,
-                f"in the code that {builtin} runs (its line {f.line}): {f.message}",
-            )
+        found = analyse_text(text, inner)
+        if not keep_syntax_errors and any(f.strategy == "ast_structure" for f in found):
+            return  # not code after all (a label, a Literal value): nothing will evaluate it
+        for f in found:
+            self.report(f.strategy, node, f"in {label} (its line {f.line}): {f.message}")
+
+    def check_annotation(self, annotation: ast.expr) -> None:
+        """String annotations are code: ``typing.get_type_hints`` evaluates them.
+
+        ``functools.singledispatch`` calls it on the functions it registers, so a
+        string annotation such as ``"__import__('os').system('id')"`` runs at import.
+        """
+        for node in ast.walk(annotation):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
+                label = "a string annotation, which typing.get_type_hints evaluates"
+                self.nested(node.value.strip(), node, label, keep_syntax_errors=False)
 
     def check_format(self, node: ast.Call, func: ast.Attribute) -> None:
         receiver = func.value
@@ -893,6 +913,18 @@ class _Analysis:
                         receiver,
                         f"the format field {{{field_name}}} reads {problem}",
                     )
+
+
+def _annotations(node: ast.AST) -> list[ast.expr]:
+    """The annotation expressions written directly on ``node`` (parameters, returns, targets)."""
+    if isinstance(node, ast.AnnAssign):
+        return [node.annotation]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        a = node.args
+        params = [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
+        found = [p.annotation for p in params if p is not None and p.annotation is not None]
+        return found + ([node.returns] if node.returns is not None else [])
+    return []
 
 
 def _format_fields(text: str, depth: int = 0) -> list[str]:

@@ -210,10 +210,8 @@ def _status_field(status: str, name: str) -> list[str]:
     return []
 
 
-def verify_isolation(
-    pid: int, cgroup: PidsCgroup | None, limits: Limits, session: int
-) -> tuple[str, ...]:
-    """The isolation features of process ``pid`` as the host can see them in ``/proc``."""
+def verify_credentials(pid: int, uid: int = SANDBOX_UID) -> list[str]:
+    """Namespaces, ids, capabilities and ``no_new_privs`` of ``pid``, read from ``/proc``."""
     found: list[str] = []
     for ns, label in NAMESPACES.items():
         try:
@@ -223,8 +221,8 @@ def verify_isolation(
             continue
     status = _read(f"/proc/{pid}/status")
     uids = _status_field(status, "Uid")
-    if uids and all(u == str(SANDBOX_UID) for u in uids):
-        found.append(f"uid:{SANDBOX_UID}")
+    if uids and all(u == str(uid) for u in uids):
+        found.append(f"uid:{uid}")
     elif uids and all(u != "0" for u in uids):
         found.append(f"uid:{uids[0]} (not root)")
     caps = [_status_field(status, c) for c in ("CapEff", "CapPrm", "CapInh", "CapAmb")]
@@ -232,6 +230,27 @@ def verify_isolation(
         found.append("capabilities:none")
     if _status_field(status, "NoNewPrivs") == ["1"]:
         found.append("no_new_privs")
+    return found
+
+
+def verify_environment(pid: int, allowed: frozenset[str]) -> list[str]:
+    """``env:scrubbed`` and ``python:isolated`` when ``pid``'s environment and flags say so."""
+    found: list[str] = []
+    environ = _read(f"/proc/{pid}/environ")
+    names = {item.split("=", 1)[0] for item in environ.split("\0") if item}
+    if environ and names <= allowed:
+        found.append("env:scrubbed")
+    cmdline = _read(f"/proc/{pid}/cmdline").split("\0")
+    if "-I" in cmdline[1:3] and "-S" in cmdline[1:3]:
+        found.append("python:isolated")
+    return found
+
+
+def verify_isolation(
+    pid: int, cgroup: PidsCgroup | None, limits: Limits, session: int
+) -> tuple[str, ...]:
+    """The isolation features of process ``pid`` as the host can see them in ``/proc``."""
+    found = verify_credentials(pid)
     mounts = _mount_table(pid)
     root = mounts.get("/")
     if root and root[0] == "tmpfs" and "ro" in root[1]:
@@ -249,13 +268,7 @@ def verify_isolation(
             found.append("session:own")
     except (IndexError, ValueError):
         pass
-    environ = _read(f"/proc/{pid}/environ")
-    names = {item.split("=", 1)[0] for item in environ.split("\0") if item}
-    if environ and names <= set(SCRUBBED_ENV):
-        found.append("env:scrubbed")
-    cmdline = _read(f"/proc/{pid}/cmdline").split("\0")
-    if "-I" in cmdline[1:3] and "-S" in cmdline[1:3]:
-        found.append("python:isolated")
+    found.extend(verify_environment(pid, frozenset(SCRUBBED_ENV)))
     return tuple(found)
 
 
@@ -365,6 +378,41 @@ def _python() -> str:
     return os.path.realpath(sys.executable)
 
 
+def _world_traversable(path: str) -> bool:
+    """Whether any user can reach ``path``: every folder on the way has o+x."""
+    current = os.path.realpath(path)
+    while True:
+        try:
+            mode = os.stat(current).st_mode
+        except OSError:
+            return False
+        if os.path.isdir(current) and not mode & 0o001:
+            return False
+        if current == "/":
+            return True
+        current = os.path.dirname(current)
+
+
+def _plain_python() -> str | None:
+    """An interpreter the unprivileged id can run in a plain child (no private root).
+
+    The host's own interpreter when its files are reachable by everyone, else a system
+    Python (the worker needs only the standard library of any Python >= 3.10).
+    """
+    own = _python()
+    if _world_traversable(own) and _world_traversable(os.path.realpath(sys.base_prefix)):
+        return own
+    for candidate in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        real = os.path.realpath(candidate)
+        if os.path.isfile(real) and _world_traversable(real):
+            return real
+    return None
+
+
+class _RetryPlain(Exception):
+    """Namespaces are unavailable and this interpreter is unusable in a plain child."""
+
+
 def _root_layout(staged: Staged, extra_ro_binds: Sequence[str]) -> dict[str, Any]:
     """What the sandbox's private root holds: read-only binds, symlinks and devices."""
     binds: list[tuple[str, str]] = []
@@ -397,10 +445,26 @@ class ProcessLauncher(Launcher):
         ``extra_ro_binds`` shows more host paths read-only inside (tests only)."""
         self.namespaces = namespaces
         self.extra_ro_binds = tuple(extra_ro_binds)
+        self._namespaces_failed = False
+
+    def _plain(self) -> bool:
+        return not self.namespaces or self._namespaces_failed
+
+    def _interpreter(self) -> str:
+        if not self._plain() or os.geteuid() != 0:
+            return _python()
+        python = _plain_python()
+        if python is None:
+            raise SandboxUnavailable(
+                "no namespaces here, and no Python that the unprivileged id 65534 can read "
+                f"({_python()} is in a private folder); install python3 under /usr or use "
+                "`--sandbox docker`"
+            )
+        return python
 
     def _setup_request(self, staged: Staged, limits: Limits) -> dict[str, Any]:
         args: dict[str, Any] = {
-            "namespaces": self.namespaces,
+            "namespaces": not self._plain(),
             "map_by_host": os.geteuid() == 0,
             "uid": SANDBOX_UID,
             "gid": SANDBOX_GID,
@@ -422,11 +486,22 @@ class ProcessLauncher(Launcher):
     def launch(
         self, staged: Staged, limits: Limits, transcript: Transcript, deadline: float
     ) -> ProcessRunning:
+        try:
+            return self._launch(staged, limits, transcript, deadline)
+        except _RetryPlain:
+            # Learnt once per launcher: later starts go straight to the plain child.
+            self._namespaces_failed = True
+            return self._launch(staged, limits, transcript, deadline)
+
+    def _launch(
+        self, staged: Staged, limits: Limits, transcript: Transcript, deadline: float
+    ) -> ProcessRunning:
+        python = self._interpreter()
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         log = tempfile.TemporaryFile(prefix="derivative-sandbox-log-")  # noqa: SIM115
         cgroup = PidsCgroup.create(limits.pids)
-        command = [_python(), "-I", "-S", str(staged.worker), str(staged.candidate_dir),
+        command = [python, "-I", "-S", str(staged.worker), str(staged.candidate_dir),
                    staged.module, f"--fds={req_r},{resp_w}"]
         try:
             proc = subprocess.Popen(
@@ -456,6 +531,10 @@ class ProcessLauncher(Launcher):
         running = ProcessRunning(proc, transport, FrameChannel(transport, transcript), log, cgroup)
         try:
             self._set_up(running, staged, limits, deadline)
+        except _RetryPlain:
+            running.kill()
+            running.finish(timeout=2.0)
+            raise
         except (ChannelError, OSError, ValueError) as exc:
             diagnostics = running.diagnostics()
             running.kill()
@@ -475,6 +554,13 @@ class ProcessLauncher(Launcher):
         unshared = stage_value(channel.request(self._setup_request(staged, limits), deadline,
                                                decode=False), "unshared")
         namespaces = string_list(unshared.get("namespaces", []))
+        if (
+            not self._plain()
+            and not namespaces
+            and os.geteuid() == 0
+            and _plain_python() != _python()
+        ):
+            raise _RetryPlain()
         if unshared.get("awaiting_map") is True:
             pid = running.proc.pid
             mapping = f"0 0 1\n{SANDBOX_UID} {SANDBOX_UID} 1\n"

@@ -418,6 +418,12 @@ class Sandbox:
     def _ensure_running(self) -> CallResult | None:
         if self._closed:
             return CallResult("crashed", detail="the sandbox session is closed")
+        load = self.load_result
+        if load is not None and not load.ok:
+            # No restart storm for a candidate that cannot even be imported.
+            reason = load.detail or (load.exc.message if load.exc else load.status)
+            return CallResult("error", exc=load.exc,
+                              detail=f"the candidate did not load ({load.status}): {reason}")
         if self._run_deadline is not None and time.monotonic() >= self._run_deadline:
             return CallResult("timeout", detail="the run's time limit is exhausted")
         if self._current is not None:

@@ -44,7 +44,7 @@ from hypothesis import strategies as st
 from derivative import _regex
 from derivative._ast import BoolLit, BoolOp, Call, Compare, Expr, Generator, Name, Range
 from derivative._eval import Evaluator
-from derivative._evalops import is_date, is_int, is_num
+from derivative._evalops import is_date, is_num
 from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
 from derivative._values import EnumValue, _Undefined
 from derivative._walk import free_names

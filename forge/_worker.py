@@ -30,7 +30,8 @@ Why it is built the way it is:
 
 Protocol (one request at a time; every response echoes the request's ``id``)::
 
-    -> {"id": 0, "op": "setup", "args": {...}}       process backend only, first request
+    -> {"id": 0, "op": "setup", "args": {...}}       first request: the process backend
+                                                      isolates here; Docker asks for none
     <- {"id": 0, "ok": true, "value": {"stage": "unshared", ...}}
     -> {"id": 0, "op": "mapped"}                     only if the host writes the id maps
     <- {"id": 0, "ok": true, "value": {"stage": "forked", "pid": N}}   with a PID namespace
@@ -53,6 +54,7 @@ member name as ``str``.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import enum
 import errno
@@ -430,7 +432,6 @@ ST_TO_MS = {1: MS_RDONLY, 2: MS_NOSUID, 4: MS_NODEV, 8: MS_NOEXEC, 1024: MS_NOAT
 """statvfs ``f_flag`` bits -> mount flags, to keep a bind mount's locked flags on remount."""
 
 PR_SET_NO_NEW_PRIVS = 38
-PR_SET_DUMPABLE = 4
 
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203,
                   "s390x": 217, "armv7l": 218}
@@ -529,6 +530,11 @@ def _build_root(libc: Any, cfg: dict[str, Any]) -> list[str]:
     _mount(libc, "tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755")
     for path in ("proc", "tmp", "dev", "etc"):
         os.makedirs(os.path.join(root, path), exist_ok=True)
+    # /tmp first, so that a bind below /tmp (tests show host folders there) stays visible
+    tmp_size = int(cfg.get("tmp_bytes", 16 << 20))
+    _mount(libc, "tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
+           f"size={tmp_size},mode=1777")
+    done.append("tmp:private")
     for target, link in cfg.get("symlinks", []):
         where = root + link
         os.makedirs(os.path.dirname(where), exist_ok=True)
@@ -554,10 +560,6 @@ def _build_root(libc: Any, cfg: dict[str, Any]) -> list[str]:
         done.append("proc:private")
     except SetupError:
         pass
-    tmp_size = int(cfg.get("tmp_bytes", 16 << 20))
-    _mount(libc, "tmpfs", root + "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-           f"size={tmp_size},mode=1777")
-    done.append("tmp:private")
     os.chdir(root)
     number = SYS_PIVOT_ROOT.get(os.uname().machine)
     if number is not None:
@@ -645,9 +647,13 @@ def setup(worker: Worker, request: dict[str, Any]) -> int | None:
     The order matters: namespaces first (the user namespace must be created while the
     process is single-threaded), then the id maps, then a fork so the child is PID 1 of
     the new PID namespace, then the new root, limits and the drop to the unprivileged id;
-    only then does the candidate get imported (by a later ``load`` request).
+    only then does the candidate get imported (by a later ``load`` request).  Every module
+    the set-up needs is imported here, first: after the drop to the unprivileged id the
+    interpreter's own files may no longer be readable (a plain child as root, a Python
+    under ``/root``).
     """
-    import ctypes
+    import resource  # noqa: F401 - loaded now, used by _apply_rlimits after the drop
+    import socket
 
     rid = request.get("id")
     cfg = request.get("args") or {}
@@ -713,20 +719,14 @@ def setup(worker: Worker, request: dict[str, Any]) -> int | None:
     elif cfg.get("workdir"):
         os.chdir(cfg["workdir"])
     if "uts" in namespaces:
-        try:
-            import socket
-
+        with contextlib.suppress(OSError):
             socket.sethostname("sandbox")
-        except OSError:
-            pass
     os.umask(0o077)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     log_fd = cfg.get("log_fd")
     _redirect_output(int(log_fd) if isinstance(log_fd, int) else None)
     done.extend(_drop_privileges(libc, cfg, user_ns))
     done.extend(_apply_rlimits(cfg.get("rlimits") or {}))
-    libc.prctl(ctypes.c_int(PR_SET_DUMPABLE), ctypes.c_ulong(0), ctypes.c_ulong(0),
-               ctypes.c_ulong(0), ctypes.c_ulong(0))
     worker.reply(rid, {"stage": "ready", "isolation": done, "errors": errors,
                        "python": sys.version.split()[0], "uid": os.getuid()})
     return None

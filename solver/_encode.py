@@ -262,6 +262,8 @@ def from_model(model: Z, value: Z, ty: Ty) -> Value:
     """The runtime value that ``model`` gives the term ``value`` of type ``ty``."""
     v = model.eval(value, model_completion=True)
     if isinstance(ty, TBool):
+        if not (z3.is_true(v) or z3.is_false(v)):
+            raise Unsupported(f"the model gives no truth value for {value}")
         return bool(z3.is_true(v))
     if isinstance(ty, TInt | TAny):
         if not z3.is_int_value(v):
@@ -275,6 +277,8 @@ def from_model(model: Z, value: Z, ty: Ty) -> Value:
             raise Unsupported(f"the model gives no string for {value}")
         return str_from_z3(v)
     if isinstance(ty, TDate):
+        if not z3.is_int_value(v):
+            raise Unsupported(f"the model gives no day for {value}")
         n = int(v.as_long())
         if not DATE_MIN <= n <= DATE_MAX:
             raise Unsupported(f"the model gives a day outside the date range for {value}")
@@ -287,6 +291,8 @@ def from_model(model: Z, value: Z, ty: Ty) -> Value:
         raise Unsupported(f"the model gives no member of {ty.name} for {value}")
     if isinstance(ty, TList):
         n_val = model.eval(z3.Length(value), model_completion=True)
+        if not z3.is_int_value(n_val):
+            raise Unsupported(f"the model gives no length for {value}")
         n = int(n_val.as_long())
         return tuple(from_model(model, value[i], ty.elem) for i in range(n))
     raise Unsupported(f"values of type {ty.show()} cannot be read back")
@@ -322,15 +328,11 @@ def recfun(kind: str, seq_sort: Z, elem_sort: Z) -> Z:
         f = z3.RecFunction(name, seq_sort, elem_sort)
         rest = f(_tail(s))
         better = _le(s[0], rest) if kind == "min" else _le(rest, s[0])
-        z3.RecAddDefinition(
-            f, [s], z3.If(z3.Length(s) <= 1, s[0], z3.If(better, s[0], rest))
-        )
+        z3.RecAddDefinition(f, [s], z3.If(z3.Length(s) <= 1, s[0], z3.If(better, s[0], rest)))
     elif kind == "occurrences":
         x = z3.Const("x", elem_sort)
         f = z3.RecFunction(name, seq_sort, elem_sort, z3.IntSort())
-        z3.RecAddDefinition(
-            f, [s, x], z3.If(empty, 0, z3.If(s[0] == x, 1, 0) + f(_tail(s), x))
-        )
+        z3.RecAddDefinition(f, [s, x], z3.If(empty, 0, z3.If(s[0] == x, 1, 0) + f(_tail(s), x)))
     elif kind == "sorted":
         ins = z3.RecFunction(name + "!insert", elem_sort, seq_sort, seq_sort)
         x = z3.Const("x", elem_sort)
@@ -602,12 +604,9 @@ class Encoder(ExprVisitor[Term]):
         if op == "*":
             return Term(a * b, d, ty)
         d = conj(d, b != 0)
-        if isinstance(ty, TInt):
-            # Z3's div is Euclidean; Python floors.  For b > 0 they agree, and
-            # floor(a / b) == floor(-a / -b) turns b < 0 into that case.
-            q = z3.If(b > 0, a / b, (-a) / (-b))
-        else:
-            q = z3.ToReal(z3.ToInt(a / b))
+        # Z3's div is Euclidean; Python floors.  For b > 0 they agree, and
+        # floor(a / b) == floor(-a / -b) turns b < 0 into that case.
+        q = z3.If(b > 0, a / b, (-a) / (-b)) if isinstance(ty, TInt) else z3.ToReal(z3.ToInt(a / b))
         if op == "//":
             return Term(q, d, ty)
         if op == "%":
@@ -982,9 +981,7 @@ class Encoder(ExprVisitor[Term]):
         if isinstance(x.ty, TInt):
             v = x.value
             # int.to.str answers "" for negatives: put the sign on by hand.
-            text = z3.If(
-                v >= 0, z3.IntToStr(v), z3.Concat(str_val("-"), z3.IntToStr(-v))
-            )
+            text = z3.If(v >= 0, z3.IntToStr(v), z3.Concat(str_val("-"), z3.IntToStr(-v)))
             return Term(text, d, STR)
         return Term(str_val(""), z3.BoolVal(False), STR)  # str() of a non-int
 

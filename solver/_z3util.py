@@ -54,7 +54,7 @@ def str_val(s: str) -> Z:
         if 0x20 <= c < 0x7F and ch != "\\":
             out.append(ch)
         else:
-            out.append("\\u{%x}" % c)
+            out.append(f"\\u{{{c:x}}}")
     return z3.StringVal("".join(out))
 
 
@@ -68,8 +68,10 @@ def str_from_z3(v: Z) -> str:
 
 
 def fraction_val(f: Fraction) -> Z:
-    return z3.RealVal(f"{f.numerator}/{f.denominator}") if f.denominator != 1 else z3.RealVal(
-        f.numerator
+    return (
+        z3.RealVal(f"{f.numerator}/{f.denominator}")
+        if f.denominator != 1
+        else z3.RealVal(f.numerator)
     )
 
 

@@ -14,11 +14,12 @@ import socket
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from derivative.forge._process import ProcessLauncher
-from derivative.forge._sandbox import Launcher, Limits, Sandbox, open_sandbox
+from derivative.forge._sandbox import CallResult, Launcher, Limits, Sandbox, open_sandbox
 
 pytestmark = pytest.mark.slow
 
@@ -143,9 +144,21 @@ def _leftovers(marker: str) -> list[int]:
 # --------------------------------------------------------------------------- both backends
 
 
-def test_the_candidate_runs_as_the_unprivileged_id(launcher: Launcher, sandbox_factory: Make) -> None:
+def _text(result: CallResult) -> str:
+    assert isinstance(result.value, str), result
+    return result.value
+
+
+def _list(result: CallResult) -> list[Any]:
+    assert isinstance(result.value, list), result
+    return result.value
+
+
+def test_the_candidate_runs_as_the_unprivileged_id(
+    launcher: Launcher, sandbox_factory: Make
+) -> None:
     sb = sandbox_factory(PROBES, launcher)
-    uid, euid, gid, egid, groups = sb.call("ids").value  # type: ignore[misc]
+    uid, euid, gid, egid, groups = _list(sb.call("ids"))
     assert (uid, euid, gid, egid) == (65534, 65534, 65534, 65534)
     assert groups in ([], [65534])
     assert "uid:65534" in sb.isolation and "capabilities:none" in sb.isolation
@@ -167,7 +180,7 @@ def test_there_is_no_network(
     launcher: Launcher, sandbox_factory: Make, listening_port: int
 ) -> None:
     sb = sandbox_factory(PROBES, launcher)
-    assert sb.call("connect", [listening_port]).value.startswith("error:")  # type: ignore[union-attr]
+    assert _text(sb.call("connect", [listening_port])).startswith("error:")
     assert sb.call("interfaces").value == ["lo"]
 
 
@@ -180,10 +193,10 @@ def test_the_file_system_is_read_only_except_an_empty_private_tmp(
     assert sb.call("listing", ["/tmp"]).value == ["scratch"]
     here = sb.call("module_dir").value
     assert isinstance(here, str)
-    assert sb.call("write", [here + "/cand.py"]).value.startswith("error:")  # type: ignore[union-attr]
-    assert sb.call("write", [here + "/new.py"]).value.startswith("error:")  # type: ignore[union-attr]
+    assert _text(sb.call("write", [here + "/cand.py"])).startswith("error:")
+    assert _text(sb.call("write", [here + "/new.py"])).startswith("error:")
     for path in ("/evil", "/usr/evil", "/etc/evil"):
-        assert sb.call("write", [path]).value.startswith("error:"), path  # type: ignore[union-attr]
+        assert _text(sb.call("write", [path])).startswith("error:"), path
 
 
 def test_a_fork_bomb_is_stopped_by_the_process_limit(
@@ -191,7 +204,7 @@ def test_a_fork_bomb_is_stopped_by_the_process_limit(
 ) -> None:
     limits = Limits(pids=16, call_timeout=3.0)
     sb = sandbox_factory(BOMBS, launcher, limits)
-    made, code = sb.call("count_forks").value  # type: ignore[misc]
+    made, code = _list(sb.call("count_forks"))
     assert 0 < made < 16 and code == errno.EAGAIN
     bomb = sb.call("fork_bomb")
     assert bomb.status == "timeout"
@@ -305,7 +318,7 @@ def test_the_plain_fallback_is_labelled_weaker(
         assert any(i.startswith("weaker:plain-child") for i in sb.isolation)
         assert not any(i.startswith("namespace:") for i in sb.isolation)
         assert sb.call("connect", [listening_port]).value == "connected"
-        assert sb.call("ids").value[0] == 65534  # type: ignore[index]
+        assert _list(sb.call("ids"))[0] == 65534
         receipts = sb.close()
     assert any(i.startswith("weaker") for i in receipts[0].isolation)
 

@@ -371,9 +371,14 @@ def test_import_failures_are_reported_as_the_load_result(
         load = sb.load_result
         assert load is not None and load.status == "raised" and load.exc is not None
         assert load.exc.phase == "load" and load.exc.name == "ImportError"
+        # calls then fail at once: no restart storm for code that cannot be imported
+        call = sb.call("anything")
+        assert call.status == "error" and "did not load" in call.detail
+        assert sb.restarts == 0
     path = write_candidate("import os\nos._exit(9)\n")
     with open_sandbox(path, contract_sha256="c", launcher=launcher) as sb:
         assert sb.load_result is not None and sb.load_result.status == "crashed"
+        assert sb.call("anything").status == "error" and sb.restarts == 0
 
 
 def test_receipts_bind_the_run_to_what_was_exchanged(

@@ -1,12 +1,13 @@
-"""The Python translation of spec regexes agrees with an independent matcher.
+"""Every way of matching a spec regex gives the same answer.
 
-``derivative._regex.fullmatch`` runs Python's ``re`` on the text that ``to_python``
-emits.  Here random regex trees are matched against random strings by a small
-Brzozowski-derivative matcher written directly over the tree, so a wrong escape,
-a missing group or a class that Python reads differently shows up as a
-disagreement.  A second property checks the spec text itself against Python's
-``re`` with ``re.ASCII`` (the subset is, by design, Python syntax with the same
-meaning), which is a check from a third, independent direction.
+``derivative._regex`` has two: ``fullmatch`` (its own linear-time DFA of derivatives)
+and ``to_python`` (a pattern for Python's ``re``).  Here random regex trees are
+matched against random strings by both and by a small reference matcher written
+directly over the tree (plain derivatives, no hash-consing or caching), so a wrong
+escape, a missing group, a class that Python reads differently or a simplification
+bug in the DFA shows up as a disagreement.  Further properties check the spec text
+itself against Python's ``re`` with ``re.ASCII`` (the subset is, by design, Python
+syntax with the same meaning), a check from an independent direction.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from derivative._regex import (
     RNode,
     RRepeat,
     fullmatch,
+    node_fullmatch,
     node_to_python,
     normalize_ranges,
     parse,
@@ -191,6 +193,17 @@ def test_python_translation_agrees_with_reference(node: RNode, ss: list[str]) ->
 
 
 @settings(max_examples=MAX_EXAMPLES)
+@given(
+    st.one_of(regexes, st.just(RClass((), False)), st.just(RClass((), True))),
+    st.lists(strings, min_size=1, max_size=6),
+)
+def test_derivative_matcher_agrees_with_reference(node: RNode, ss: list[str]) -> None:
+    """``fullmatch``'s own engine, on trees too (the empty class has no spec text)."""
+    for s in ss:
+        assert node_fullmatch(node, s) == ref_fullmatch(node, s), (node, s)
+
+
+@settings(max_examples=MAX_EXAMPLES)
 @given(regexes, st.lists(strings, min_size=1, max_size=6))
 def test_fullmatch_on_spec_text_agrees_with_reference(node: RNode, ss: list[str]) -> None:
     text = to_spec(node)
@@ -198,6 +211,7 @@ def test_fullmatch_on_spec_text_agrees_with_reference(node: RNode, ss: list[str]
     for s in ss:
         expected = ref_fullmatch(node, s)
         assert fullmatch(text, s) == expected, (text, to_python(text), s)
+        assert (re.fullmatch(to_python(text), s) is not None) == expected, (text, s)
         assert ref_fullmatch(reparsed, s) == expected, (text, s)
 
 

@@ -492,6 +492,8 @@ def test_matches_is_a_full_match_of_the_spec_regex() -> None:
     assert ev(call("matches", s("\u0663"), s(r"\d"))) is False  # \d is ASCII
     assert ev(call("matches", s("5\n"), s("[0-9]+"))) is False  # no `$`-before-newline
     assert ev(call("matches", i(5), s("[0-9]+"))) is UNDEFINED
+    # a computed pattern outside the regex subset is outside the domain of matches
+    assert ev(call("matches", s("a"), op(s("(?=a)"), "+", s("a")))) is UNDEFINED
 
 
 # --------------------------------------------------------------------------- lists
@@ -706,9 +708,13 @@ def test_environment_then_constants() -> None:
 
 
 def test_names_bound_to_non_values_are_undefined() -> None:
-    for junk in (None, [1], {1: 2}, float("nan"), float("inf"), object(), 1j, b"x"):
+    junks = (None, [1], {1: 2}, float("nan"), float("inf"), object(), 1j, b"x", Colour.red)
+    for junk in (*junks, (1, None), (1, "a"), ((1,), ("a",)), (datetime(2024, 1, 1),)):
         assert ev(n("x"), x=junk) is UNDEFINED
         assert ev(cmp(n("x"), "==", n("x")), x=junk) is UNDEFINED
+    # a malformed list is refused as a whole, even where only a good element is used
+    assert ev(idx(n("xs"), i(0)), xs=(1, None)) is UNDEFINED
+    assert ev(call("len", n("xs")), xs=(1, "a")) is UNDEFINED
 
 
 def test_count_uses_the_hook_or_is_undefined() -> None:
@@ -722,6 +728,15 @@ def test_count_uses_the_hook_or_is_undefined() -> None:
     node = Count(op="reset", where=TRUE, per="token")
     assert Evaluator(count_hook=hook).eval(cmp(node, "<=", i(1)), {}) is True
     assert seen == [node]
+
+
+def test_hook_results_are_checked_like_environment_values() -> None:
+    junk = Evaluator(count_hook=lambda node: (1, None))  # type: ignore[arg-type,return-value]
+    assert junk.eval(cmp(Count(op="reset"), "==", lst(i(1))), {}) is UNDEFINED
+    calls = iter([(1, 2), (3, "x")])
+    hook = Evaluator(call_hook=lambda node, args: next(calls))  # type: ignore[arg-type,return-value]
+    both = op(call("f"), "+", call("g"))
+    assert hook.eval(both, {}) is UNDEFINED
 
 
 def test_calls_of_spec_functions_go_to_the_call_hook() -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -172,3 +173,22 @@ def test_fullmatch_raises_for_bad_patterns() -> None:
 )
 def test_to_spec_round_trips(pattern: str) -> None:
     assert parse(to_spec(parse(pattern))) == parse(pattern)
+
+
+def test_fullmatch_is_linear_where_backtracking_is_exponential() -> None:
+    # Python's re needs seconds for 27 characters here (and doubles with each one);
+    # the judge matches strings that untrusted candidates chose.
+    start = time.perf_counter()
+    assert not fullmatch(r"(\w+\s?)*", "a" * 27 + "!")
+    assert not fullmatch(r"(a|aa)+", "a" * 5000 + "b")
+    assert fullmatch(r"(\w+\s?)*", "ab " * 2000)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_fullmatch_from_threads() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    words = [("ab" * n) + ("!" if n % 3 == 0 else "") for n in range(200)]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda w: fullmatch("(ab)*", w), words))
+    assert got == [n % 3 != 0 or (n == 0 and False) for n in range(200)]

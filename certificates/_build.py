@@ -1,0 +1,356 @@
+"""Building an infeasibility certificate from a core the solver found.
+
+The solver finds a minimal core and, for each member, a model of the others; this
+module turns that into a ``derivative.certificate/v1`` document and refuses to hand
+it back unless it checks out:
+
+1. each member's asserted expression (``_formula.core_formula``) is printed in the
+   language's syntax, with the declarations of every name it uses;
+2. the core is read back from that text exactly as the verifier will read it
+   (parser and type checker), and must give back the very same expressions;
+3. the SMT-LIB script, Farkas rows and multipliers are computed from what was read
+   back, and the solver-free checks of the verifier (script, minimality models,
+   Farkas combination) must all pass;
+4. z3 and cvc5, each in a fresh process, must both answer ``unsat`` (cvc5 also
+   gives its proof).
+
+Any failure in 2-4 is a bug (in the solver, the printer or here), reported as
+``CertificateError`` (exit code 70), never as a certificate.  A core that uses a
+construct with no faithful SMT-LIB encoding (``count``) raises ``EncodingError``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from derivative import __version__
+from derivative._ast import Contract, EnumMember, Expr, Obligation
+from derivative._canon import contract_identity, expr_json
+from derivative._errors import DerivativeError
+from derivative._printer import to_source
+from derivative._types import TEnum, TList, Ty
+from derivative._values import Value
+from derivative._walk import free_names, walk
+from derivative.certificates._explain import explain
+from derivative.certificates._farkas import Row, combine, derive_rows, find_multipliers
+from derivative.certificates._formula import core_formula
+from derivative.certificates._jsonvalue import ValueError_, encode, fraction_text
+from derivative.certificates._model import (
+    KINDS,
+    Certificate,
+    ConstDeclaration,
+    CoreEntry,
+    Declaration,
+    EnumDeclaration,
+    FarkasEntry,
+    FarkasRow,
+    FunctionDeclaration,
+    FunctionParam,
+    MinimalityEntry,
+    ParamDeclaration,
+    ProducedBy,
+    Proof,
+    SolverCheck,
+    SpecIdentity,
+    payload_sha256,
+)
+from derivative.certificates._reading import ReadingError, read_core, type_text
+from derivative.certificates._smtlib import encode_script
+from derivative.certificates._solvers import DEFAULT_TIMEOUT, SOLVERS, run_solvers
+from derivative.certificates._verify import linear_context, static_checks
+
+__all__ = ["CertificateError", "build_certificate"]
+
+
+class CertificateError(DerivativeError):
+    """A certificate failed its own checks before being returned: a bug, not bad input."""
+
+    exit_code = 70
+
+
+def _enums_of(ty: Ty, out: set[str]) -> None:
+    if isinstance(ty, TEnum):
+        out.add(ty.name)
+    elif isinstance(ty, TList):
+        _enums_of(ty.elem, out)
+
+
+def _subject(kind: str, contract: Contract, core: Sequence[Obligation]) -> str | None:
+    known = {o.id for o in contract.obligations}
+    owners = {o.owner for o in core if o.id in known}
+    synthetic_owners = {o.owner for o in core if o.id not in known} - {None}
+    if kind == "inconsistent_requirements":
+        if owners - {None} or synthetic_owners:
+            raise CertificateError("an inconsistent_requirements core may hold only requirements")
+        return None
+    if len(owners) != 1 or None in owners:
+        raise CertificateError(f"a {kind} core must belong to exactly one function")
+    subject = next(iter(owners))
+    assert subject is not None
+    if synthetic_owners - {subject}:
+        raise CertificateError("a range in the core belongs to another function")
+    return subject
+
+
+def _declarations(info: Any, subject: str | None, formulas: Sequence[Expr]) -> list[Declaration]:
+    names: set[str] = set()
+    enums: set[str] = set()
+    for f in formulas:
+        names |= set(free_names(f))
+        enums |= {n.enum for n in walk(f) if isinstance(n, EnumMember)}
+    consts = sorted(n for n in names if n in info.const_types)
+    if subject is None:
+        params = sorted(n for n in names if n in info.param_types)
+        for p in params:
+            _enums_of(info.param_types[p], enums)
+    for c in consts:
+        _enums_of(info.const_types[c], enums)
+    function: FunctionDeclaration | None = None
+    if subject is not None:
+        sig = info.signatures[subject]
+        for _, ty, _ in sig.params:
+            _enums_of(ty, enums)
+        _enums_of(sig.returns, enums)
+        function = FunctionDeclaration(
+            name=subject,
+            params=[FunctionParam(name=n, type=type_text(t)) for n, t, _ in sig.params],
+            returns=type_text(sig.returns),
+        )
+    out: list[Declaration] = [
+        EnumDeclaration(name=e, members=list(info.enums[e].members)) for e in sorted(enums)
+    ]
+    out.extend(
+        ConstDeclaration(
+            name=c,
+            type=type_text(info.const_types[c]),
+            value=encode(info.const_values[c], info.const_types[c]),
+        )
+        for c in consts
+    )
+    if subject is None:
+        out.extend(ParamDeclaration(name=p, type=type_text(info.param_types[p])) for p in params)
+    if function is not None:
+        out.append(function)
+    return out
+
+
+def _model_json(
+    ident: str, model: Mapping[str, Value | float], types: Mapping[str, Ty]
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in sorted(model):
+        ty = types.get(name)
+        if ty is None:
+            raise CertificateError(f"the model without {ident} names {name!r}, not a core variable")
+        try:
+            out[name] = encode(model[name], ty)
+        except ValueError_ as err:
+            raise CertificateError(f"the model without {ident}: {name}: {err}") from None
+    return out
+
+
+def _show_witness(witness: Mapping[str, Value], types: Mapping[str, Ty]) -> str:
+    from derivative.certificates._jsonvalue import literal
+
+    parts = []
+    for name in types:
+        if name in witness:
+            parts.append(f"{name} = {to_source(literal(witness[name], types[name]))}")
+    return ", ".join(parts)
+
+
+def _shown(o: Obligation, asserted: str) -> str:
+    """How the explanation shows a member: a raises example says what it needs."""
+    if o.kind == "example" and o.exception is not None:
+        if asserted == "false":
+            return f"{to_source(o.expr)} raises {o.exception}, but no raises clause allows it"
+        return f"{to_source(o.expr)} raises {o.exception}, which needs {asserted}"
+    return asserted
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def build_certificate(
+    contract: Contract,
+    info: Any,
+    kind: str,
+    core: Sequence[Obligation],
+    witness_input: Mapping[str, Value] | None,
+    minimality: Mapping[str, Mapping[str, Value]],
+    *,
+    solvers: Sequence[str] = SOLVERS,
+    timeout: float = DEFAULT_TIMEOUT,
+    created_at: str | None = None,
+) -> Certificate:
+    """The checked certificate that ``core`` (a minimal unsatisfiable core) is contradictory.
+
+    ``info`` is the contract's ``TypeInfo``; ``kind`` one of ``KINDS``; ``core`` the
+    obligations in the order to report them (synthetic range obligations from
+    ``range_obligation`` included); ``witness_input`` the input (parameter -> value)
+    for ``unrealizable`` and ``contradicting_example``, else None; ``minimality``
+    maps every member's id to values (params, or function parameters and
+    ``"result"``; the witness input need not be repeated) under which every other
+    member holds.  Raises ``CertificateError`` when a check fails (a bug) and
+    ``EncodingError`` for a core with no SMT-LIB encoding.
+    """
+    if kind not in KINDS:
+        raise CertificateError(f"unknown certificate kind {kind!r}")
+    if not core:
+        raise CertificateError("an empty core proves nothing")
+    ids = [o.id for o in core]
+    if len(set(ids)) != len(ids):
+        raise CertificateError("two core members have the same id")
+    needs_witness = kind in ("unrealizable", "contradicting_example")
+    if needs_witness != (witness_input is not None):
+        raise CertificateError(
+            f"a {kind} certificate {'needs' if needs_witness else 'has no'} witness input"
+        )
+    subject = _subject(kind, contract, core)
+    formulas = [core_formula(o, contract, info.exceptions) for o in core]
+    declarations = _declarations(info, subject, formulas)
+
+    types: dict[str, Ty] = {}
+    if subject is None:
+        types.update(info.param_types)
+    else:
+        sig = info.signatures[subject]
+        types.update({n: t for n, t, _ in sig.params})
+        types["result"] = sig.returns
+    witness_json: dict[str, Any] | None = None
+    if witness_input is not None:
+        assert subject is not None
+        witness_json = {}
+        for name, _, _ in info.signatures[subject].params:
+            if name not in witness_input:
+                raise CertificateError(f"the witness input has no value for {name}")
+            try:
+                witness_json[name] = encode(witness_input[name], types[name])
+            except ValueError_ as err:
+                raise CertificateError(f"witness input {name}: {err}") from None
+    entries = [
+        CoreEntry(
+            id=o.id,
+            file=o.file,
+            line=o.line,
+            text=o.text,
+            tags=dict(o.tags),
+            expr=to_source(f),
+        )
+        for o, f in zip(core, formulas, strict=True)
+    ]
+    try:
+        reading = read_core(kind, declarations, [(e.id, e.expr) for e in entries], witness_json)
+    except ReadingError as err:
+        raise CertificateError(f"the certificate's core does not read back: {err}") from None
+    for ident, original, read in zip(ids, formulas, reading.exprs, strict=True):
+        if expr_json(original) != expr_json(read):
+            raise CertificateError(
+                f"core member {ident} does not survive printing and parsing: "
+                f"{to_source(original)!r} reads back as {to_source(read)!r}"
+            )
+    smtlib = encode_script(list(zip(ids, reading.exprs, strict=True)), reading.scope())
+
+    missing = [i for i in ids if i not in minimality]
+    if missing:
+        raise CertificateError(f"no minimality model for {', '.join(missing)}")
+    witness_names = set(witness_input or {})
+    minimality_entries = [
+        MinimalityEntry(
+            without=i,
+            model=_model_json(
+                i, {k: v for k, v in minimality[i].items() if k not in witness_names}, types
+            ),
+        )
+        for i in ids
+    ]
+
+    farkas: list[FarkasEntry] | None = None
+    farkas_summary: list[tuple[str, Fraction]] | None = None
+    farkas_bound: Fraction | None = None
+    derived = derive_rows(reading.exprs, linear_context(reading))
+    if derived is not None:
+        flat: list[tuple[str, Row]] = [
+            (i, row) for i, rows in zip(ids, derived, strict=True) for row in rows
+        ]
+        multipliers = find_multipliers([row for _, row in flat])
+        if multipliers is not None:
+            farkas = [
+                FarkasEntry(
+                    id=i,
+                    row=FarkasRow(
+                        coefficients={k: fraction_text(v) for k, v in row.coefficients},
+                        bound=fraction_text(row.bound),
+                    ),
+                    multiplier=fraction_text(y),
+                )
+                for (i, row), y in zip(flat, multipliers, strict=True)
+            ]
+            weights: dict[str, Fraction] = {}
+            for (i, _), y in zip(flat, multipliers, strict=True):
+                if y:
+                    weights[i] = weights.get(i, Fraction(0)) + y
+            farkas_summary = [(i, weights[i]) for i in ids if i in weights]
+            farkas_bound = combine([r for _, r in flat], multipliers).bound
+
+    example_ids = [o.id for o in core if o.kind == "example"]
+    variables = sorted({n for f in reading.exprs for n in free_names(f) if n in reading.variables})
+    explanation = explain(
+        kind,
+        [(o.id, o.text, _shown(o, e.expr)) for o, e in zip(core, entries, strict=True)],
+        subject=subject,
+        variables=variables,
+        witness=None if witness_input is None else _show_witness(witness_input, types),
+        example_ids=example_ids,
+        farkas=farkas_summary,
+        farkas_bound=farkas_bound,
+    )
+
+    fields: dict[str, Any] = {
+        "kind": kind,
+        "spec": SpecIdentity(
+            name=contract.name, version=contract.version, sha256=contract_identity(contract)
+        ),
+        "declarations": declarations,
+        "core": entries,
+        "witness_input": witness_json,
+        "explanation": explanation,
+        "smtlib": smtlib,
+        "minimality": minimality_entries,
+        "farkas": farkas,
+        "produced_by": ProducedBy(version=__version__),
+        "created_at": created_at or _now(),
+    }
+    draft = _seal(fields, checks=[], proof=None)
+    static = static_checks(draft)
+    if static.reasons:
+        raise CertificateError("the certificate fails its own checks: " + "; ".join(static.reasons))
+
+    runs = run_solvers(
+        smtlib, solvers, proof_from="cvc5" if "cvc5" in solvers else None, timeout=timeout
+    )
+    failed = [r for r in runs if r.result != "unsat"]
+    if failed:
+        raise CertificateError(
+            "the core was not confirmed unsatisfiable: " + "; ".join(r.describe() for r in failed)
+        )
+    proof: Proof | None = None
+    for run in runs:
+        if run.proof is not None and run.proof.get("format") in ("alethe", "cpc"):
+            proof = Proof(format=run.proof["format"], text=str(run.proof.get("text", "")))
+    checks = [SolverCheck(solver=r.solver, version=r.version, result=r.result) for r in runs]
+    return _seal(fields, checks=checks, proof=proof)
+
+
+def _seal(
+    fields: Mapping[str, Any], *, checks: list[SolverCheck], proof: Proof | None
+) -> Certificate:
+    """The certificate with these fields and its ``sha256`` computed over all of them."""
+    unsealed = Certificate.model_construct(**fields, checks=checks, proof=proof, sha256="0" * 64)
+    document = unsealed.to_json()
+    document["sha256"] = payload_sha256(document)
+    return Certificate.model_validate(document)

@@ -1,0 +1,161 @@
+"""What each core member asserts, as one expression of the language.
+
+A certificate's core entry carries an ``expr``: the obligation *as an expression*,
+exactly what the SMT-LIB script asserts for it (defined and true).  For most
+obligations that is their own expression; the rest follows from what an obligation
+means at the certificate's witness input (LANGUAGE.md §5):
+
+==================================  ======================================================
+obligation                          asserted expression
+==================================  ======================================================
+requirement, requires, ensures      its expression
+``raises E when C``                 ``not C``: at the witness the call must return
+                                    normally (an ``unrealizable`` input satisfies no
+                                    raises condition; an ``f(..) == V`` example returns)
+``example: f(args) == V``           the comparison itself; the call stands for ``result``
+                                    and ``args`` are the witness input
+``example: f(args) raises E``       ``C1 or C2 ...``: one of the ``when`` conditions of the
+                                    raises clauses of ``f`` whose exception is related to
+                                    ``E`` (a subclass or a base) holds; ``false`` if none
+a type range (synthetic)            ``LO <= x <= HI`` / ``matches(x, "RE")`` with the id
+                                    ``x.range`` (``f.x.range``, ``f.result.range`` inside
+                                    function ``f``)
+==================================  ======================================================
+
+The builder and the verifier (with ``--spec``) both derive the expression with this
+module, so a certificate whose ``expr`` differs from the spec's obligation is caught.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from derivative._ast import (
+    BoolLit,
+    BoolOp,
+    Call,
+    Compare,
+    Contract,
+    Expr,
+    IntLit,
+    Name,
+    Obligation,
+    Result,
+    StrLit,
+    Unary,
+)
+from derivative._types import TInt, TStr, Ty
+
+__all__ = [
+    "RANGE_SUFFIX",
+    "core_formula",
+    "range_expr",
+    "range_obligation",
+    "related_exceptions",
+]
+
+RANGE_SUFFIX = ".range"
+
+
+def _int(n: int) -> Expr:
+    return IntLit(value=n) if n >= 0 else Unary(op="-", operand=IntLit(value=-n))
+
+
+def range_expr(subject: Expr, ty: Ty) -> Expr | None:
+    """The refinement of ``ty`` as a condition on ``subject`` (None: ``ty`` has none)."""
+    if isinstance(ty, TInt) and (ty.lo is not None or ty.hi is not None):
+        if ty.lo is not None and ty.hi is not None:
+            return Compare(ops=("<=", "<="), operands=(_int(ty.lo), subject, _int(ty.hi)))
+        if ty.lo is not None:
+            return Compare(ops=(">=",), operands=(subject, _int(ty.lo)))
+        assert ty.hi is not None
+        return Compare(ops=("<=",), operands=(subject, _int(ty.hi)))
+    if isinstance(ty, TStr) and ty.pattern is not None:
+        return Call(func="matches", args=(subject, StrLit(value=ty.pattern)))
+    return None
+
+
+def range_obligation(
+    name: str,
+    ty: Ty,
+    *,
+    owner: str | None = None,
+    file: str = "",
+    line: int = 0,
+    column: int = 0,
+) -> Obligation | None:
+    """The synthetic obligation "``name`` lies in its declared range" (None if unrefined).
+
+    ``owner=None``: a global ``param``, id ``name.range``.  With ``owner`` (a function
+    or ``System.op``): a parameter of it, id ``owner.name.range``, or its result when
+    ``name == "result"``, id ``owner.result.range``.  Positions: the declaration's.
+    """
+    subject: Expr = Result() if owner is not None and name == "result" else Name(id=name)
+    expr = range_expr(subject, ty)
+    if expr is None:
+        return None
+    ident = f"{name}{RANGE_SUFFIX}" if owner is None else f"{owner}.{name}{RANGE_SUFFIX}"
+    return Obligation(
+        id=ident,
+        generated_id=True,
+        kind="requirement" if owner is None else "requires",
+        owner=owner,
+        expr=expr,
+        file=file,
+        line=line,
+        column=column,
+    )
+
+
+_BUILTIN_MRO_CACHE: dict[str, tuple[str, ...]] = {}
+
+
+def _chain(name: str, declared: dict[str, str]) -> tuple[str, ...]:
+    """``name`` and its bases (declared ones, then Python's built-in hierarchy)."""
+    import builtins
+
+    out: list[str] = []
+    while name in declared and name not in out:
+        out.append(name)
+        name = declared[name]
+    cls = getattr(builtins, name, None)
+    if isinstance(cls, type) and issubclass(cls, BaseException):
+        out.extend(c.__name__ for c in cls.__mro__ if c is not object)
+    elif name not in out:
+        out.append(name)
+    return tuple(out)
+
+
+def related_exceptions(a: str, b: str, declared: dict[str, str]) -> bool:
+    """Whether one of the two exception classes is a subclass of the other."""
+    return a in _chain(b, declared) or b in _chain(a, declared)
+
+
+def _disjunction(conditions: Sequence[Expr]) -> Expr:
+    if not conditions:
+        return BoolLit(value=False)
+    out = conditions[0]
+    for c in conditions[1:]:
+        out = BoolOp(op="or", left=out, right=c)
+    return out
+
+
+def core_formula(obligation: Obligation, contract: Contract, exceptions: dict[str, str]) -> Expr:
+    """The expression a core member asserts (see the module docstring).
+
+    ``exceptions`` maps declared exception names to their bases
+    (``TypeInfo.exceptions``).
+    """
+    if obligation.kind == "raises":
+        return Unary(op="not", operand=obligation.expr)
+    if obligation.kind == "example" and obligation.exception is not None:
+        conditions = [
+            o.expr
+            for o in contract.obligations
+            if o.kind == "raises"
+            and o.owner == obligation.owner
+            and o.exception is not None
+            and related_exceptions(o.exception, obligation.exception, exceptions)
+        ]
+        return _disjunction(conditions)
+    return obligation.expr

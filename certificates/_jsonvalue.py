@@ -1,0 +1,196 @@
+"""Runtime values <-> JSON, by type (CERTIFICATES.md §3), and values as spec literals.
+
+JSON conventions of every derivative document: integers, strings and booleans as
+themselves, dates as ``"YYYY-MM-DD"``, enum members by member name, lists as arrays,
+reals as exact strings (a decimal where one exists, else ``"p/q"``).  JSON alone does
+not say whether ``"2026-01-01"`` is a string or a date, so decoding needs the type;
+certificates carry it in ``declarations``.
+
+``literal(value, ty)`` writes a value as an expression of the language, so that a
+certificate's constants can be re-read by the spec parser.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from fractions import Fraction
+from typing import Any, Final
+
+from derivative._ast import (
+    BinOp,
+    BoolLit,
+    DateLit,
+    EnumMember,
+    Expr,
+    IntLit,
+    ListLit,
+    RealLit,
+    StrLit,
+    Unary,
+)
+from derivative._errors import DerivativeError
+from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
+from derivative._values import EnumValue, Value
+
+__all__ = [
+    "ValueError_",
+    "decode",
+    "encode",
+    "fraction_text",
+    "literal",
+    "parse_fraction",
+]
+
+_REAL: Final = re.compile(r"-?[0-9]+(\.[0-9]+)?|-?[0-9]+/[0-9]+", re.ASCII)
+_FRACTION: Final = re.compile(r"-?[0-9]+(/[0-9]+)?", re.ASCII)
+_DATE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
+
+
+class ValueError_(DerivativeError):
+    """A JSON value that is not a value of the expected type."""
+
+
+def fraction_text(q: Fraction) -> str:
+    """A rational as ``"p/q"`` (always with a denominator, as CERTIFICATES.md writes it)."""
+    return f"{q.numerator}/{q.denominator}"
+
+
+def parse_fraction(text: object) -> Fraction:
+    """``"p/q"`` or ``"p"`` (exact; no floats, no exponents) as a Fraction."""
+    if not isinstance(text, str) or not _FRACTION.fullmatch(text):
+        raise ValueError_(f"{text!r} is not an exact rational 'p/q'")
+    try:
+        return Fraction(text)
+    except ZeroDivisionError:
+        raise ValueError_(f"{text!r} has a zero denominator") from None
+
+
+def _real_text(q: Fraction) -> str:
+    sign = "-" if q < 0 else ""
+    a = abs(q)
+    d = a.denominator
+    k = d
+    twos = fives = 0
+    while k % 2 == 0:
+        k //= 2
+        twos += 1
+    while k % 5 == 0:
+        k //= 5
+        fives += 1
+    if k != 1:
+        return f"{sign}{a.numerator}/{d}"
+    places = max(twos, fives)
+    if places == 0:
+        return f"{sign}{a.numerator}"
+    scaled = a.numerator * 10**places // d
+    digits = str(scaled).rjust(places + 1, "0")
+    return f"{sign}{digits[:-places]}.{digits[-places:]}"
+
+
+def encode(value: Value | float, ty: Ty) -> Any:
+    """``value`` (of type ``ty``) as a JSON-safe object."""
+    if isinstance(ty, TBool):
+        if not isinstance(value, bool):
+            raise ValueError_(f"{value!r} is not a bool")
+        return value
+    if isinstance(ty, TInt):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError_(f"{value!r} is not an int")
+        return value
+    if isinstance(ty, TReal):
+        if isinstance(value, bool) or not isinstance(value, (int, Fraction, float)):
+            raise ValueError_(f"{value!r} is not a real")
+        return _real_text(Fraction(value))
+    if isinstance(ty, TStr):
+        if not isinstance(value, str):
+            raise ValueError_(f"{value!r} is not a str")
+        return value
+    if isinstance(ty, TDate):
+        if not isinstance(value, _dt.date) or isinstance(value, _dt.datetime):
+            raise ValueError_(f"{value!r} is not a date")
+        return value.isoformat()
+    if isinstance(ty, TEnum):
+        if not isinstance(value, EnumValue) or value.enum != ty.name:
+            raise ValueError_(f"{value!r} is not a member of {ty.name}")
+        return value.member
+    if isinstance(ty, TList):
+        if not isinstance(value, tuple):
+            raise ValueError_(f"{value!r} is not a list")
+        return [encode(v, ty.elem) for v in value]
+    raise ValueError_(f"values of type {ty.show()} have no JSON form")
+
+
+def decode(data: object, ty: Ty) -> Value:
+    """The runtime value of type ``ty`` that the JSON object ``data`` writes."""
+    if isinstance(ty, TBool):
+        if not isinstance(data, bool):
+            raise ValueError_(f"{data!r} is not a bool")
+        return data
+    if isinstance(ty, TInt):
+        if isinstance(data, bool) or not isinstance(data, int):
+            raise ValueError_(f"{data!r} is not an int")
+        return data
+    if isinstance(ty, TReal):
+        if isinstance(data, int) and not isinstance(data, bool):
+            return Fraction(data)
+        if not isinstance(data, str) or not _REAL.fullmatch(data):
+            raise ValueError_(f"{data!r} is not an exact real (a decimal or 'p/q' string)")
+        try:
+            return Fraction(data)
+        except ZeroDivisionError:
+            raise ValueError_(f"{data!r} has a zero denominator") from None
+    if isinstance(ty, TStr):
+        if not isinstance(data, str):
+            raise ValueError_(f"{data!r} is not a str")
+        return data
+    if isinstance(ty, TDate):
+        if not isinstance(data, str) or not _DATE.fullmatch(data):
+            raise ValueError_(f"{data!r} is not a date 'YYYY-MM-DD'")
+        try:
+            return _dt.date.fromisoformat(data)
+        except ValueError:
+            raise ValueError_(f"{data!r} is not a calendar day") from None
+    if isinstance(ty, TEnum):
+        if not isinstance(data, str):
+            raise ValueError_(f"{data!r} is not a member of {ty.name}")
+        member = data[len(ty.name) + 1 :] if data.startswith(ty.name + ".") else data
+        if member not in ty.members:
+            raise ValueError_(f"{ty.name} has no member {data!r}")
+        return EnumValue(ty.name, member)
+    if isinstance(ty, TList):
+        if not isinstance(data, list):
+            raise ValueError_(f"{data!r} is not a list")
+        return tuple(decode(v, ty.elem) for v in data)
+    if isinstance(ty, TAny):
+        raise ValueError_("a value of an unknown type")
+    raise ValueError_(f"values of type {ty.show()} have no JSON form")
+
+
+def literal(value: Value, ty: Ty) -> Expr:
+    """``value`` written as an expression of the language (for a constant's definition)."""
+    if isinstance(ty, TBool) and isinstance(value, bool):
+        return BoolLit(value=value)
+    if isinstance(ty, TInt) and isinstance(value, int) and not isinstance(value, bool):
+        return IntLit(value=value) if value >= 0 else Unary(op="-", operand=IntLit(value=-value))
+    if isinstance(ty, TReal) and isinstance(value, (int, Fraction)) and not isinstance(value, bool):
+        q = Fraction(value)
+        a = abs(q)
+        text = _real_text(a)
+        node: Expr
+        if "/" in text:
+            node = BinOp(op="/", left=IntLit(value=a.numerator), right=IntLit(value=a.denominator))
+        elif "." in text:
+            node = RealLit(value=text)
+        else:
+            node = RealLit(value=text + ".0")
+        return node if q >= 0 else Unary(op="-", operand=node)
+    if isinstance(ty, TStr) and isinstance(value, str):
+        return StrLit(value=value)
+    if isinstance(ty, TDate) and isinstance(value, _dt.date):
+        return DateLit(value=value.isoformat())
+    if isinstance(ty, TEnum) and isinstance(value, EnumValue):
+        return EnumMember(enum=value.enum, member=value.member)
+    if isinstance(ty, TList) and isinstance(value, tuple):
+        return ListLit(items=tuple(literal(v, ty.elem) for v in value))
+    raise ValueError_(f"{value!r} cannot be written as a literal of type {ty.show()}")

@@ -1,0 +1,134 @@
+"""Run one SMT-LIB script in one solver, in a process of its own.
+
+    python _solver_worker.py z3|cvc5 [--proof] < script.smt2
+
+prints one JSON object: ``{"solver", "version", "result", "detail", "proof"}`` where
+``result`` is ``sat``, ``unsat``, ``unknown``, ``error`` (the script was refused) or
+``missing`` (the solver's Python package is not installed), and ``proof`` (cvc5 with
+``--proof`` only, else null) is ``{"format": "alethe" | "cpc", "text"}``.
+
+This file is deliberately self-contained: it imports only the standard library and
+the solver, never derivative, so that a certificate's re-check shares no code and no
+state with the process that produced the certificate (CERTIFICATES.md §2).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+_VERDICTS = ("unsat", "sat", "unknown")
+
+
+def _verdict(output: str) -> tuple[str, str]:
+    """The last sat/unsat/unknown line of a solver's output, and any error text."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("(error")]
+    answers = [line for line in lines if line in _VERDICTS]
+    if errors:
+        return "error", " ".join(errors)[:2000]
+    if not answers:
+        return "error", "the solver gave no answer to (check-sat)"
+    return answers[-1], ""
+
+
+def run_z3(script: str) -> dict[str, Any]:
+    try:
+        import z3
+    except ImportError:
+        return {"solver": "z3", "version": None, "result": "missing", "detail": "no z3 module"}
+    version = z3.get_version_string()
+    try:
+        output = z3.Z3_eval_smtlib2_string(z3.main_ctx().ref(), script)
+    except z3.Z3Exception as err:
+        text = err.value.decode() if isinstance(err.value, bytes) else str(err.value)
+        return {"solver": "z3", "version": version, "result": "error", "detail": text[:2000]}
+    result, detail = _verdict(output)
+    return {"solver": "z3", "version": version, "result": result, "detail": detail}
+
+
+def _cvc5_run(cvc5: Any, script: str, proofs: bool) -> tuple[str, str, Any, Any]:
+    solver = cvc5.Solver()
+    if proofs:
+        solver.setOption("produce-proofs", "true")
+    symbols = cvc5.SymbolManager(solver)
+    parser = cvc5.InputParser(solver, symbols)
+    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, script, "certificate")
+    output = []
+    while True:
+        command = parser.nextCommand()
+        if command.isNull():
+            break
+        output.append(command.invoke(solver, symbols))
+    result, detail = _verdict("".join(output))
+    return result, detail, solver, (parser, symbols)
+
+
+def _proof(cvc5: Any, solver: Any) -> dict[str, str] | None:
+    proofs = solver.getProof()
+    if not proofs:
+        return None
+    for fmt, name in ((cvc5.ProofFormat.ALETHE, "alethe"), (cvc5.ProofFormat.CPC, "cpc")):
+        try:
+            raw = solver.proofToString(proofs[0], fmt)
+        except Exception:
+            continue
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+        if "(error" in text:
+            continue
+        return {"format": name, "text": text}
+    return None
+
+
+def run_cvc5(script: str, want_proof: bool) -> dict[str, Any]:
+    try:
+        import cvc5
+    except ImportError:
+        return {"solver": "cvc5", "version": None, "result": "missing", "detail": "no cvc5 module"}
+    version = getattr(cvc5, "__version__", None) or cvc5.Solver().getVersion()
+    proof: dict[str, str] | None = None
+    try:
+        result, detail, solver, keep = _cvc5_run(cvc5, script, want_proof)
+        if want_proof and result == "unsat":
+            try:
+                proof = _proof(cvc5, solver)
+            except Exception:
+                proof = None
+        del keep, solver
+    except Exception as err:
+        if not want_proof:
+            return {"solver": "cvc5", "version": version, "result": "error", "detail": str(err)}
+        # Proof production is refused for some theories: the verdict must not depend on it.
+        return run_cvc5(script, want_proof=False)
+    if want_proof and result not in _VERDICTS:
+        return run_cvc5(script, want_proof=False)
+    return {
+        "solver": "cvc5",
+        "version": version,
+        "result": result,
+        "detail": detail,
+        "proof": proof,
+    }
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ("z3", "cvc5"):
+        sys.stderr.write("usage: _solver_worker.py z3|cvc5 [--proof] < script\n")
+        return 2
+    script = sys.stdin.read()
+    answer = run_z3(script) if argv[0] == "z3" else run_cvc5(script, "--proof" in argv[1:])
+    answer.setdefault("proof", None)
+    sys.stdout.write(json.dumps(answer) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    code = main(sys.argv[1:])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Skip interpreter teardown: the solvers' native objects do not always survive
+    # Python's garbage collection order at exit, and the answer is already written.
+    os._exit(code)

@@ -1,0 +1,551 @@
+"""The independent certificate checker (``derivative certificate verify``).
+
+It trusts nothing in the certificate and imports nothing from the solver package
+(ARCHITECTURE.md §1): everything is re-derived from the certificate's own text with
+the language's parser, type checker and evaluator, this package's SMT-LIB printer,
+exact fractions, and z3 and cvc5 in fresh processes.  In order:
+
+1. the document is a ``derivative.certificate/v1`` and its ``sha256`` is the hash of
+   every other field (any edit anywhere shows here);
+2. its declarations and core expressions parse and type-check (``_reading``);
+3. re-encoding the core gives exactly the ``smtlib`` script;
+4. every ``minimality`` model makes every other core member defined and true (plain
+   evaluation, no solver), one model per member;
+5. the ``farkas`` rows are the rows of the core expressions and the multipliers add
+   them up to ``0 <= c < 0`` (exact fractions);
+6. z3 and cvc5, each in a fresh process, say ``unsat`` for the script (a solver that
+   is not installed is reported in ``notes``, not skipped in silence);
+7. with ``spec_paths``: the spec's identity, name and version are the certificate's,
+   every core member is an obligation of the spec asserting the same expression (a
+   ``X.range`` member: the declared range of ``X``), the declarations agree with
+   the spec, and an ``unrealizable`` witness is a valid input of the function.
+
+A certificate is valid when nothing above gives a reason to reject it and its
+unsatisfiability is established: by a passing Farkas check (no solver needed) or by
+at least one solver's ``unsat``, with no solver finding it satisfiable.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from pydantic import ValidationError
+
+from derivative._ast import Call, Compare, Contract, Expr, Obligation
+from derivative._canon import contract_identity, expr_json
+from derivative._errors import DerivativeError
+from derivative._eval import EvaluationError, Evaluator
+from derivative._printer import to_source
+from derivative._types import Ty
+from derivative._values import UNDEFINED, Value
+from derivative._walk import free_names, walk
+from derivative.certificates._farkas import (
+    LinearContext,
+    Row,
+    check_combination,
+    derive_rows,
+)
+from derivative.certificates._formula import RANGE_SUFFIX, core_formula, range_obligation
+from derivative.certificates._jsonvalue import ValueError_, decode, parse_fraction
+from derivative.certificates._model import (
+    CERTIFICATE_FORMAT,
+    Certificate,
+    ConstDeclaration,
+    EnumDeclaration,
+    FunctionDeclaration,
+    ParamDeclaration,
+    payload_sha256,
+)
+from derivative.certificates._reading import Reading, ReadingError, read_core, type_text
+from derivative.certificates._smtlib import EncodingError, encode_script
+from derivative.certificates._solvers import DEFAULT_TIMEOUT, SOLVERS, SolverRun, run_solvers
+
+__all__ = ["StaticCheck", "VerifyResult", "static_checks", "verify"]
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    """The verdict: ``valid``, every reason to reject, the solver runs, and notes."""
+
+    valid: bool
+    reasons: list[str]
+    checks: list[SolverRun] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    farkas_checked: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "valid": self.valid,
+            "reasons": list(self.reasons),
+            "checks": [
+                {"solver": c.solver, "version": c.version, "result": c.result, "detail": c.detail}
+                for c in self.checks
+            ],
+            "farkas_checked": self.farkas_checked,
+            "notes": list(self.notes),
+        }
+
+
+@dataclass
+class StaticCheck:
+    """What the solver-free checks found (shared by the builder's self-check)."""
+
+    reasons: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    reading: Reading | None = None
+    farkas_checked: bool = False
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _first_difference(expected: str, actual: str) -> str:
+    exp_lines = expected.splitlines()
+    act_lines = actual.splitlines()
+    for i, (a, b) in enumerate(zip(exp_lines, act_lines, strict=False), start=1):
+        if a != b:
+            return f"line {i}: expected {a!r}, found {b!r}"
+    if len(exp_lines) != len(act_lines):
+        diff = list(difflib.unified_diff(exp_lines, act_lines, lineterm="", n=0))
+        return f"{len(act_lines)} lines instead of {len(exp_lines)} ({' '.join(diff[2:4])})"
+    return "the texts differ in white space or line endings"
+
+
+def linear_context(reading: Reading) -> LinearContext:
+    """Variables and constants as the Farkas rows see them."""
+    variables: dict[str, Ty] = dict(reading.variables)
+    for name in reading.witness or {}:
+        variables.pop(name, None)
+    if reading.result is not None:
+        variables["result"] = reading.result
+    constants: dict[str, Value] = dict(reading.const_values)
+    constants.update(reading.witness or {})
+    return LinearContext(variables=variables, constants=constants, call_name=reading.call_name)
+
+
+def _example_calls(expr: Expr, call_name: str | None) -> list[Call]:
+    if call_name is None:
+        return []
+    return [n for n in walk(expr) if isinstance(n, Call) and n.func == call_name]
+
+
+def member_holds(reading: Reading, expr: Expr, env: Mapping[str, Value]) -> tuple[bool, str]:
+    """Whether ``expr`` is defined and true in ``env`` (with the witness input and
+    constants); the example's call answers ``env["result"]``."""
+    call_name = reading.call_name
+
+    def call_hook(node: Call, args: tuple[Any, ...]) -> Any:
+        if node.func != call_name or "result" not in env:
+            raise EvaluationError(f"no value for the call {node.func}()")
+        return env["result"]
+
+    evaluator = Evaluator(reading.const_values, call_hook=call_hook)
+    try:
+        value = evaluator.holds(expr, env)
+    except EvaluationError as err:
+        return False, str(err)
+    if value is UNDEFINED:
+        return False, "it is undefined there"
+    if value is not True:
+        return False, "it is false there"
+    return True, ""
+
+
+# --------------------------------------------------------------------------- static checks
+
+
+def static_checks(cert: Certificate) -> StaticCheck:
+    """Every check that needs no solver and no spec (steps 2-5 of the module docstring)."""
+    out = StaticCheck()
+    members = [(c.id, c.expr) for c in cert.core]
+    try:
+        reading = read_core(cert.kind, cert.declarations, members, cert.witness_input)
+    except ReadingError as err:
+        out.reasons.extend(err.reasons)
+        return out
+    out.reading = reading
+    _check_examples(cert, reading, out)
+    _check_script(cert, reading, out)
+    _check_minimality(cert, reading, out)
+    _check_farkas(cert, reading, out)
+    return out
+
+
+def _check_examples(cert: Certificate, reading: Reading, out: StaticCheck) -> None:
+    call_name = reading.call_name
+    for ident, expr in zip(reading.ids, reading.exprs, strict=True):
+        for call in _example_calls(expr, call_name):
+            params = list(reading.variables)
+            if len(call.args) != len(params):
+                out.reasons.append(
+                    f"core member {ident}: the call has the wrong number of arguments"
+                )
+                continue
+            evaluator = Evaluator(reading.const_values)
+            for name, arg in zip(params, call.args, strict=True):
+                value = evaluator.eval(arg, {})
+                witness = (reading.witness or {}).get(name, UNDEFINED)
+                if value is UNDEFINED or witness is UNDEFINED or value != witness:
+                    out.reasons.append(
+                        f"core member {ident}: the example's argument {name} = {to_source(arg)} "
+                        f"is not the witness input"
+                    )
+
+
+def _check_script(cert: Certificate, reading: Reading, out: StaticCheck) -> None:
+    try:
+        expected = encode_script(
+            list(zip(reading.ids, reading.exprs, strict=True)), reading.scope()
+        )
+    except (EncodingError, ValueError_) as err:
+        out.reasons.append(f"the core cannot be encoded in SMT-LIB: {err}")
+        return
+    if expected != cert.smtlib:
+        out.reasons.append(
+            "the smtlib script is not the encoding of the core: "
+            + _first_difference(expected, cert.smtlib)
+        )
+
+
+def _needed_names(reading: Reading, exprs: Sequence[Expr]) -> set[str]:
+    names: set[str] = set()
+    for e in exprs:
+        names |= {n for n in free_names(e) if n in reading.variables}
+        if any(n.kind == "result" for n in walk(e)) or _example_calls(e, reading.call_name):
+            names.add("result")
+    return names - set(reading.witness or {})
+
+
+def _check_minimality(cert: Certificate, reading: Reading, out: StaticCheck) -> None:
+    ids = reading.ids
+    given = [m.without for m in cert.minimality]
+    for ident in ids:
+        if given.count(ident) != 1:
+            out.reasons.append(
+                f"minimality: member {ident} has {given.count(ident)} models instead of one"
+            )
+    for ident in given:
+        if ident not in ids:
+            out.reasons.append(f"minimality: {ident} is not a core member")
+    for entry in cert.minimality:
+        if entry.without not in ids:
+            continue
+        others = [(i, e) for i, e in zip(ids, reading.exprs, strict=True) if i != entry.without]
+        env: dict[str, Value] = dict(reading.witness or {})
+        bad = False
+        for name, data in entry.model.items():
+            ty = reading.var_type(name)
+            if ty is None or name in (reading.witness or {}):
+                out.reasons.append(
+                    f"minimality without {entry.without}: {name!r} is not a variable of the core"
+                )
+                bad = True
+                continue
+            try:
+                env[name] = decode(data, ty)
+            except ValueError_ as err:
+                out.reasons.append(f"minimality without {entry.without}: {name}: {err}")
+                bad = True
+        missing = _needed_names(reading, [e for _, e in others]) - set(entry.model)
+        for name in sorted(missing):
+            out.reasons.append(f"minimality without {entry.without}: no value for {name}")
+            bad = True
+        if bad:
+            continue
+        for ident, expr in others:
+            ok, why = member_holds(reading, expr, env)
+            if not ok:
+                out.reasons.append(
+                    f"minimality without {entry.without}: {ident} does not hold "
+                    f"in the model ({why})"
+                )
+
+
+def _row_json(row: Row) -> tuple[dict[str, Fraction], Fraction]:
+    return row.as_dict(), row.bound
+
+
+def _check_farkas(cert: Certificate, reading: Reading, out: StaticCheck) -> None:
+    if cert.farkas is None:
+        return
+    derived = derive_rows(reading.exprs, linear_context(reading))
+    if derived is None:
+        out.reasons.append("farkas: the core is not linear arithmetic, so it has no rows")
+        return
+    expected = [
+        (ident, row) for ident, rows in zip(reading.ids, derived, strict=True) for row in rows
+    ]
+    if len(expected) != len(cert.farkas):
+        out.reasons.append(
+            f"farkas: the core gives {len(expected)} rows, the certificate lists {len(cert.farkas)}"
+        )
+        return
+    rows: list[Row] = []
+    multipliers: list[Fraction] = []
+    for n, ((ident, row), entry) in enumerate(zip(expected, cert.farkas, strict=True), start=1):
+        try:
+            given = (
+                {k: parse_fraction(v) for k, v in entry.row.coefficients.items()},
+                parse_fraction(entry.row.bound),
+            )
+            y = parse_fraction(entry.multiplier)
+        except ValueError_ as err:
+            out.reasons.append(f"farkas row {n}: {err}")
+            return
+        if entry.id != ident or given != _row_json(row):
+            out.reasons.append(
+                f"farkas row {n} ({entry.id}) is not the row derived from {ident}: "
+                f"expected {row.show()}"
+            )
+            return
+        rows.append(row)
+        multipliers.append(y)
+    problem = check_combination(rows, multipliers)
+    if problem is not None:
+        out.reasons.append(f"farkas: {problem}")
+        return
+    out.farkas_checked = True
+
+
+# --------------------------------------------------------------------------- against the spec
+
+
+def _spec_checks(cert: Certificate, reading: Reading, spec_paths: Sequence[str]) -> list[str]:
+    from derivative._typecheck import check
+    from derivative.grammar import load
+
+    contract = load(spec_paths)
+    info = check(contract)
+    reasons: list[str] = []
+    identity = contract_identity(contract)
+    if identity != cert.spec.sha256:
+        reasons.append(
+            f"the spec's identity is {identity}, the certificate is about {cert.spec.sha256}"
+        )
+    if (contract.name, contract.version) != (cert.spec.name, cert.spec.version):
+        reasons.append(
+            f"the spec is {contract.name} version {contract.version}, the certificate is "
+            f"about {cert.spec.name} version {cert.spec.version}"
+        )
+    by_id = {o.id: o for o in contract.obligations}
+    subject = reading.subject
+    for ident, expr in zip(reading.ids, reading.exprs, strict=True):
+        obligation = by_id.get(ident)
+        if obligation is None:
+            obligation = _synthetic(ident, subject, info)
+            if obligation is None:
+                reasons.append(f"core member {ident} is not an obligation of the spec")
+                continue
+        else:
+            problem = _fits_kind(cert.kind, obligation, subject)
+            if problem:
+                reasons.append(f"core member {ident}: {problem}")
+        expected = core_formula(obligation, contract, info.exceptions)
+        if expr_json(expected) != expr_json(expr):
+            reasons.append(
+                f"core member {ident} asserts {to_source(expr)}, "
+                f"but the spec's {ident} means {to_source(expected)}"
+            )
+    reasons.extend(_declaration_checks(cert, info))
+    if cert.kind == "contradicting_example":
+        reasons.extend(_example_checks(reading, [by_id[i] for i in reading.ids if i in by_id]))
+    if cert.kind == "unrealizable" and reading.witness is not None and subject is not None:
+        reasons.extend(_witness_checks(contract, reading, subject))
+    return reasons
+
+
+def _synthetic(ident: str, subject: str | None, info: Any) -> Obligation | None:
+    if not ident.endswith(RANGE_SUFFIX):
+        return None
+    stem = ident[: -len(RANGE_SUFFIX)]
+    if subject is None:
+        ty = info.param_types.get(stem)
+        return None if ty is None else range_obligation(stem, ty)
+    prefix = subject + "."
+    if not stem.startswith(prefix):
+        return None
+    name = stem[len(prefix) :]
+    signature = info.signatures.get(subject)
+    if signature is None:
+        return None
+    if name == "result":
+        return range_obligation("result", signature.returns, owner=subject)
+    for pname, ty, _ in signature.params:
+        if pname == name:
+            return range_obligation(name, ty, owner=subject)
+    return None
+
+
+_ALLOWED: dict[str, tuple[str, ...]] = {
+    "inconsistent_requirements": ("requirement",),
+    "unsatisfiable_precondition": ("requires",),
+    "contradicting_example": ("requires", "ensures", "raises", "example"),
+    "unrealizable": ("requires", "ensures", "raises"),
+}
+
+
+def _fits_kind(kind: str, obligation: Obligation, subject: str | None) -> str | None:
+    if obligation.kind not in _ALLOWED[kind]:
+        return f"a {obligation.kind} obligation cannot be part of a {kind} core"
+    if obligation.owner != subject:
+        where = obligation.owner or "the global requirements"
+        return f"it belongs to {where}, not to {subject or 'the global requirements'}"
+    return None
+
+
+def _declaration_checks(cert: Certificate, info: Any) -> list[str]:
+    reasons: list[str] = []
+    for d in cert.declarations:
+        if isinstance(d, ParamDeclaration):
+            ty = info.param_types.get(d.name)
+            if ty is None or type_text(ty) != d.type:
+                reasons.append(f"declaration of param {d.name} differs from the spec")
+        elif isinstance(d, ConstDeclaration):
+            ty = info.const_types.get(d.name)
+            ok = ty is not None and type_text(ty) == d.type
+            if ok:
+                try:
+                    ok = decode(d.value, ty) == info.const_values.get(d.name)
+                except ValueError_:
+                    ok = False
+            if not ok:
+                reasons.append(f"declaration of const {d.name} differs from the spec")
+        elif isinstance(d, EnumDeclaration):
+            enum = info.enums.get(d.name)
+            if enum is None or list(enum.members) != list(d.members):
+                reasons.append(f"declaration of enum {d.name} differs from the spec")
+        elif isinstance(d, FunctionDeclaration):
+            sig = info.signatures.get(d.name)
+            ok = sig is not None and type_text(sig.returns) == d.returns
+            if ok:
+                ok = [(n, type_text(t)) for n, t, _ in sig.params] == [
+                    (p.name, p.type) for p in d.params
+                ]
+            if not ok:
+                reasons.append(f"declaration of {d.name} differs from the spec's signature")
+    return reasons
+
+
+def _example_checks(reading: Reading, members: Sequence[Obligation]) -> list[str]:
+    """A contradicting example's core holds an example, called at the witness input."""
+    examples = [o for o in members if o.kind == "example"]
+    if not examples:
+        return ["a contradicting_example core has no example in it"]
+    reasons: list[str] = []
+    evaluator = Evaluator(reading.const_values)
+    for o in examples:
+        call = o.expr if isinstance(o.expr, Call) else None
+        if isinstance(o.expr, Compare) and isinstance(o.expr.operands[0], Call):
+            call = o.expr.operands[0]
+        if call is None or len(call.args) != len(reading.variables):
+            reasons.append(f"example {o.id} is not a call of {reading.subject}")
+            continue
+        for name, arg in zip(reading.variables, call.args, strict=True):
+            value = evaluator.eval(arg, {})
+            if value is UNDEFINED or value != (reading.witness or {}).get(name, UNDEFINED):
+                reasons.append(f"example {o.id}: the argument {name} is not the witness input")
+    return reasons
+
+
+def _witness_checks(contract: Contract, reading: Reading, subject: str) -> list[str]:
+    reasons: list[str] = []
+    env: dict[str, Value] = dict(reading.witness or {})
+    for o in contract.obligations:
+        if o.owner != subject:
+            continue
+        if o.kind == "requires":
+            ok, why = member_holds(reading, o.expr, env)
+            if not ok:
+                reasons.append(f"the witness input is not valid: requires {o.id} fails ({why})")
+        elif o.kind == "raises":
+            holds, _ = member_holds(reading, o.expr, env)
+            if holds:
+                reasons.append(
+                    f"the witness input satisfies the raises condition {o.id}, so the call "
+                    f"may raise there"
+                )
+    return reasons
+
+
+# --------------------------------------------------------------------------- verify
+
+
+def verify(
+    cert_json: object,
+    spec_paths: Sequence[str] | None = None,
+    *,
+    solvers: Sequence[str] = SOLVERS,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> VerifyResult:
+    """Check a certificate (parsed JSON) independently; see the module docstring.
+
+    Bad input other than the certificate itself (a missing or broken spec file) raises
+    the usual ``DerivativeError``; everything wrong with the certificate is a reason.
+    """
+    if not isinstance(cert_json, dict):
+        return VerifyResult(False, ["a certificate is a JSON object"])
+    if cert_json.get("format") != CERTIFICATE_FORMAT:
+        return VerifyResult(
+            False, [f"not a {CERTIFICATE_FORMAT} document (format: {cert_json.get('format')!r})"]
+        )
+    reasons: list[str] = []
+    try:
+        digest = payload_sha256(cert_json)
+        if digest != cert_json.get("sha256"):
+            reasons.append(
+                "sha256 is not the hash of the certificate's content: it was edited after "
+                "it was written"
+            )
+    except (TypeError, ValueError) as err:
+        reasons.append(f"the certificate cannot be hashed canonically: {err}")
+    try:
+        cert = Certificate.model_validate(cert_json)
+    except ValidationError as err:
+        for e in err.errors()[:20]:
+            where = ".".join(str(p) for p in e["loc"])
+            reasons.append(f"{where}: {e['msg']}")
+        return VerifyResult(False, reasons)
+    for recorded in cert.checks:
+        if recorded.result != "unsat":
+            reasons.append(f"the certificate records {recorded.solver} answering {recorded.result}")
+    static = static_checks(cert)
+    reasons.extend(static.reasons)
+    notes = list(static.notes)
+    if static.farkas_checked:
+        notes.append("farkas: the weighted rows add up to 0 <= c with c < 0 (exact arithmetic)")
+    if spec_paths and static.reading is not None:
+        reasons.extend(_spec_checks(cert, static.reading, spec_paths))
+    runs: list[SolverRun] = []
+    if solvers:
+        runs = run_solvers(cert.smtlib, solvers, timeout=timeout)
+    confirmed = False
+    for run in runs:
+        if run.result == "unsat":
+            confirmed = True
+        elif run.result == "sat":
+            reasons.append(f"{run.describe()}: the core is satisfiable, so it is no conflict")
+        elif run.result == "error":
+            reasons.append(f"{run.describe()}")
+        elif run.result == "missing":
+            notes.append(f"{run.solver} is not installed: the script was not re-checked with it")
+        else:
+            notes.append(f"{run.describe()}")
+    if not (confirmed or static.farkas_checked):
+        reasons.append(
+            "no solver confirmed that the script is unsatisfiable and there is no valid "
+            "Farkas certificate"
+        )
+    return VerifyResult(
+        valid=not reasons,
+        reasons=reasons,
+        checks=runs,
+        notes=notes,
+        farkas_checked=static.farkas_checked,
+    )
+
+
+_ = DerivativeError

@@ -1,0 +1,1378 @@
+"""Deterministic, systematic exploration of thread interleavings (standard library only).
+
+Why this exists: a count invariant such as "at most one successful reset per token" is
+broken by a check-then-set race that a barrier stress test almost never hits under the
+GIL (PRIOR_ART.md, "Concurrency").  This module runs N thread bodies against a fresh
+object under a scheduler of its own: only one thread runs at a time and control can only
+change hands at a *scheduling point*, so one schedule always produces the same execution,
+and the schedules are enumerated systematically instead of being left to chance.  It
+runs inside the sandbox beside the stdlib-only worker, so it imports nothing but the
+standard library (Python >= 3.10).
+
+Use::
+
+    from derivative.forge._explore import explore, replay
+
+    res = explore(
+        setup=TokenStore,                                   # a fresh object per schedule
+        bodies=[lambda s: s.reset("t1", "pw")] * 2,         # one callable per thread
+        check=lambda s, results: sum(r.value == "ok" for r in results) <= 1,
+        max_preemptions=2, max_schedules=5_000, timeout=10.0,
+    )
+    if res.violated:
+        print(res.trace_text)                               # the interleaving, line by line
+        run = replay(TokenStore, bodies, res.schedule)      # the same execution again
+
+``explore(setup, bodies, check, **options) -> ExploreResult``
+    ``check(obj, results)`` is called after every schedule with the object and one
+    ``ThreadResult`` per thread (``status`` "returned" / "raised" / "deadlocked" /
+    "aborted", ``value``, ``error``; an exception in a body is a result, never a crash).
+    It passes by returning ``True`` or ``None``; it fails by returning ``False`` or a
+    message string, or by raising ``AssertionError``.  A deadlock (every unfinished
+    thread blocked on an instrumented lock) and a run that exceeds ``max_steps`` are
+    violations too (``kind`` "deadlock" / "step_limit").  The first violation stops the
+    search; it is replayed once (``reproduced``) and its trace returned.
+    ``ExploreResult``: ``violated, kind, message, schedule, trace_text, schedules_run,
+    exhausted`` (the whole bounded space was explored), ``elapsed, results, reproduced``.
+
+``runs(setup, bodies, **options) -> Iterator[Run]``
+    The same search, one ``Run`` per schedule (``schedule``, ``results``, ``obj``,
+    ``summary()``, ``trace_text()``, ``deadlock``, ``aborted``); the caller judges each
+    run itself and simply stops iterating when it has seen enough.  This is the form
+    the test engine uses (``forge/_engine.py``).
+
+``replay(setup, bodies, schedule, **options) -> Run``
+    Runs exactly one schedule (a ``Schedule`` or its text form ``Schedule.parse``).
+
+Options (all keyword): ``max_schedules`` (default 10,000), ``max_preemptions`` (2),
+``timeout`` (seconds for the whole search, 30), ``max_steps`` (scheduling points per
+schedule, 200,000), ``granularity`` ("opcode" or "line"), ``trace_filter`` (a predicate
+on a code object's file name: which code gets scheduling points; default: everything
+but the standard library and this module), ``names`` (thread names for the traces),
+``modules`` (extra modules whose lock factories/instances are replaced),
+``stall_timeout`` (seconds before a thread that blocks outside the instrumented
+primitives loses its turn, 0.2).
+
+How it works
+------------
+* Scheduling points: ``sys.settrace`` with ``frame.f_trace_opcodes = True`` on the
+  worker threads, in the frames the trace filter accepts.  A point sits before every
+  opcode that may touch shared state; purely frame-local opcodes (``LOAD_FAST``,
+  ``LOAD_CONST``, jumps, ...) get none, because a switch before them is equivalent to a
+  switch before the next shared one.  With ``granularity="line"`` the points are the
+  line events instead (fewer schedules, but a race inside one line such as ``n += 1``
+  is then invisible).  Code without points (the standard library, C functions) runs
+  atomically.
+* Turns are handed over directly from thread to thread through one private gate lock
+  per thread; the default policy keeps the running thread running, so a switch costs
+  something only where the schedule asks for one.
+* Search: CHESS-style preemption bounding.  Each run records its *decisions* (points
+  where more than one thread could run).  Every alternative at every decision after the
+  run's forced prefix becomes a new prefix; prefixes are run in order of preemption
+  count (a switch away from a thread that could have continued is a preemption;
+  switches after a thread blocks or finishes are free), so all schedules with 0
+  preemptions come first, then 1, then 2.  Each schedule is run exactly once.
+* Blocking: for the duration of a run ``threading.Lock``, ``threading.RLock``,
+  ``threading._allocate_lock`` (so ``Condition``, ``Event``, ``Semaphore``, ``Barrier``
+  and ``queue.Queue`` built on them) and ``time.sleep`` are replaced by cooperative
+  versions, as are the same names imported into the explored modules and unlocked
+  module-level (and the object's own) lock instances.  A worker that finds such a lock
+  taken is parked and another thread runs; when nobody can run, it is a deadlock.
+  Waits with a timeout expire only when no other thread can run; ``time.sleep`` is a
+  yield (a free switch) and does not sleep.  Outside worker threads the cooperative
+  locks behave exactly like the real ones.  A worker that blocks anywhere else (a real
+  lock created before the run, I/O) loses its turn after ``stall_timeout``; such runs
+  are no longer guaranteed to be deterministic.
+* A schedule is the list of decisions where the choice differed from the default
+  policy, ``"decision:thread"`` pairs (``Schedule.parse`` / ``str``), so a replay needs
+  only the same code and Python version (bytecode differs between versions).
+* Limits: threads started by the bodies themselves are not controlled; code in the
+  standard library is atomic; ``setup`` is called once more than the number of schedules
+  when an explored module first needs its lock factories replaced.
+"""
+
+from __future__ import annotations
+
+import _thread
+import dis
+import functools
+import heapq
+import linecache
+import os
+import sys
+import sysconfig
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from types import CodeType, FrameType, ModuleType
+from typing import Any
+
+__all__ = [
+    "CooperativeLock",
+    "CooperativeRLock",
+    "ExploreResult",
+    "Run",
+    "Schedule",
+    "ThreadResult",
+    "cooperative_sleep",
+    "explore",
+    "replay",
+    "runs",
+]
+
+# The real primitives, captured before anything can be patched.
+_real_lock: Callable[[], Any] = _thread.allocate_lock
+_real_sleep = time.sleep
+_get_ident = _thread.get_ident
+_LOCK_TYPE: type = type(_thread.allocate_lock())
+_RLOCK_TYPE: type = type(threading.RLock())
+_ORIG_THREADING_LOCK: object = threading.Lock
+_ORIG_THREADING_RLOCK: object = threading.RLock
+_ORIG_ALLOCATE: object = getattr(threading, "_allocate_lock", _thread.allocate_lock)
+
+_THIS_FILE = os.path.normcase(os.path.abspath(__file__))
+if _THIS_FILE.endswith((".pyc", ".pyo")):
+    _THIS_FILE = _THIS_FILE[:-1]
+
+# Opcodes that only touch the frame's own locals/stack: no scheduling point before them.
+_LOCAL_OPS = frozenset(
+    {
+        "NOP", "RESUME", "CACHE", "EXTENDED_ARG", "NOT_TAKEN",
+        "LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR", "LOAD_FAST_LOAD_FAST",
+        "LOAD_FAST_BORROW", "LOAD_FAST_BORROW_LOAD_FAST_BORROW", "STORE_FAST",
+        "STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST", "DELETE_FAST", "LOAD_CONST",
+        "LOAD_SMALL_INT", "RETURN_CONST", "POP_TOP", "PUSH_NULL", "PRECALL", "KW_NAMES",
+        "COPY", "SWAP", "DUP_TOP", "DUP_TOP_TWO", "ROT_TWO", "ROT_THREE", "ROT_FOUR",
+        "ROT_N", "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
+        "JUMP_ABSOLUTE", "JUMP", "JUMP_NO_INTERRUPT", "POP_JUMP_FORWARD_IF_NONE",
+        "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE",
+        "POP_JUMP_BACKWARD_IF_NOT_NONE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE",
+        "RETURN_VALUE", "MAKE_CELL", "COPY_FREE_VARS", "LOAD_CLOSURE", "BUILD_TUPLE",
+        "BUILD_LIST", "BUILD_CONST_KEY_MAP", "LIST_APPEND", "SET_ADD", "MAP_ADD",
+        "RETURN_GENERATOR", "GEN_START", "LOAD_ASSERTION_ERROR", "PUSH_EXC_INFO",
+        "POP_EXCEPT", "POP_BLOCK", "SETUP_FINALLY", "SETUP_CLEANUP", "END_FOR",
+    }
+)
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class ThreadResult:
+    """What one thread body did in one schedule: returned ``value`` or raised ``error``,
+    or never finished (``deadlocked``: blocked when nobody could run; ``aborted``: the run
+    was stopped by a limit)."""
+
+    thread: int
+    status: str
+    value: object = None
+    error: BaseException | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the body returned normally."""
+        return self.status == "returned"
+
+    def describe(self) -> str:
+        """``returned 'ok'`` / ``raised ValueError: ...`` / ``deadlocked``."""
+        if self.status == "returned":
+            return f"returned {_short(self.value)}"
+        if self.status == "raised" and self.error is not None:
+            return f"raised {type(self.error).__name__}: {_short(str(self.error), 80)}"
+        return self.status
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The decisions of one schedule that differ from the default policy.
+
+    ``switches`` holds ``(decision, thread)`` pairs: at the ``decision``-th point where
+    more than one thread could run, ``thread`` runs.  Everywhere else the default
+    applies: the running thread continues if it can, otherwise the lowest-numbered
+    runnable thread runs (after ``time.sleep``: the next runnable thread in turn).
+    """
+
+    switches: tuple[tuple[int, int], ...] = ()
+
+    def __str__(self) -> str:
+        return ",".join(f"{d}:{t}" for d, t in self.switches) or "default"
+
+    @classmethod
+    def parse(cls, text: str) -> Schedule:
+        """The inverse of ``str()``: ``"4:1,9:0"`` (or ``"default"`` / ``""``)."""
+        text = text.strip()
+        if text in ("", "default"):
+            return cls(())
+        pairs: list[tuple[int, int]] = []
+        for part in text.split(","):
+            d, sep, t = part.strip().partition(":")
+            if not sep:
+                raise ValueError(f"not a schedule entry: {part!r} (expected decision:thread)")
+            pairs.append((int(d), int(t)))
+        return cls(tuple(pairs))
+
+
+@dataclass(frozen=True)
+class _Decision:
+    index: int
+    enabled: tuple[int, ...]
+    current: int  # the thread that held the turn, -1 for none
+    current_on: bool  # it could have continued (a switch away is a preemption)
+    default: int
+    chosen: int
+    where: object  # (code, offset) or a tag string
+
+
+@dataclass
+class Run:
+    """One executed schedule."""
+
+    schedule: Schedule
+    results: tuple[ThreadResult, ...]
+    obj: object
+    names: tuple[str, ...]
+    preemptions: int
+    steps: int
+    deadlock: bool
+    aborted: str | None  # why the run was stopped early, None if it completed
+    diverged: bool  # a forced decision was impossible: the code is not deterministic
+    exhausted: bool = False  # set by ``runs``: no schedule is left to explore after this one
+    decisions: tuple[_Decision, ...] = field(repr=False, default=())
+    _trail: list[tuple[int, object, object]] = field(repr=False, default_factory=list)
+    _index: _CodeIndex | None = field(repr=False, default=None)
+
+    def summary(self) -> str:
+        """One line: who ran, and where each switch happened."""
+        parts: list[str] = []
+        last = -1
+        for d in self.decisions:
+            if d.chosen == last:
+                continue
+            text = self.names[d.chosen]
+            if last >= 0 and d.current == last:
+                where = _describe_where(d.where, self._index)
+                if d.current_on:
+                    text += f" (preempts {self.names[last]} before {where})"
+                elif where in ("sleep", "yield"):
+                    text += f" ({self.names[last]} yields)"
+                elif where.startswith("blocked"):
+                    text += f" ({self.names[last]} {where})"
+                else:
+                    text += f" (after {self.names[last]} {where})"
+            parts.append(text)
+            last = d.chosen
+        if not parts:
+            parts.append(self.names[0] if self.names else "-")
+        out = " -> ".join(parts)
+        if self.deadlock:
+            out += " -> deadlock"
+        elif self.aborted:
+            out += f" -> stopped: {self.aborted}"
+        return f"[{self.schedule}] {out}"
+
+    def trace_text(self, max_lines: int = 400) -> str:
+        """The interleaving, one source line per row, with every switch marked."""
+        return _format_trace(self, max_lines)
+
+
+@dataclass(frozen=True)
+class ExploreResult:
+    """The outcome of ``explore``."""
+
+    violated: bool
+    kind: str  # "" | "check" | "deadlock" | "step_limit"
+    message: str
+    schedule: Schedule | None
+    trace_text: str
+    schedules_run: int
+    exhausted: bool
+    elapsed: float
+    results: tuple[ThreadResult, ...] = ()
+    reproduced: bool | None = None
+    summary: str = ""
+
+
+# --------------------------------------------------------------------------- code index
+
+
+class _CodeIndex:
+    """Per code object: the offsets that are scheduling points, and where they are."""
+
+    def __init__(self, trace_filter: Callable[[str], bool], granularity: str) -> None:
+        self.trace_filter = trace_filter
+        self.granularity = granularity
+        self._points: dict[CodeType, frozenset[int] | None] = {}
+        self._info: dict[CodeType, dict[int, tuple[int, str]]] = {}
+
+    def points(self, code: CodeType) -> frozenset[int] | None:
+        try:
+            return self._points[code]
+        except KeyError:
+            pass
+        result: frozenset[int] | None = None
+        if self.trace_filter(code.co_filename):
+            result = frozenset(
+                i.offset for i in dis.get_instructions(code) if i.opname not in _LOCAL_OPS
+            )
+        self._points[code] = result
+        return result
+
+    def info(self, code: CodeType, offset: int) -> tuple[str, int, str]:
+        """(file, line, opname) of the instruction at ``offset``."""
+        table = self._info.get(code)
+        if table is None:
+            table = {}
+            starts = sorted(
+                (o, ln) for o, ln in dis.findlinestarts(code) if ln is not None
+            )
+            line = code.co_firstlineno
+            k = 0
+            for ins in dis.get_instructions(code):
+                while k < len(starts) and starts[k][0] <= ins.offset:
+                    line = starts[k][1]
+                    k += 1
+                table[ins.offset] = (line, ins.opname)
+            self._info[code] = table
+        line, op = table.get(offset, (code.co_firstlineno, "?"))
+        return code.co_filename, line, op
+
+
+def _stdlib_dirs() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    dirs = {paths.get("stdlib", ""), paths.get("platstdlib", ""), os.path.dirname(os.__file__)}
+    return tuple(os.path.normcase(os.path.abspath(d)) + os.sep for d in dirs if d)
+
+
+_STDLIB = _stdlib_dirs()
+
+
+def default_trace_filter(filename: str) -> bool:
+    """Trace everything but this module, frozen modules and the standard library
+    (third-party packages under site-/dist-packages are traced)."""
+    if filename.startswith("<"):
+        return not filename.startswith("<frozen")
+    name = os.path.normcase(os.path.abspath(filename))
+    if name == _THIS_FILE:
+        return False
+    if name.startswith(_STDLIB):
+        return "site-packages" in name or "dist-packages" in name
+    return True
+
+
+# --------------------------------------------------------------------------- the scheduler
+
+_NEW, _READY, _RUNNING, _BLOCKED, _STALLED, _DONE = range(6)
+
+
+class _Abort(BaseException):
+    """Unwinds a worker when its run is stopped (deadlock, limits)."""
+
+
+class _Lockish:
+    """What the scheduler needs from a cooperative lock."""
+
+    __slots__ = ()
+
+    def _free_for(self, ident: int) -> bool:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class _Worker:
+    __slots__ = (
+        "abort_status", "body", "gate", "ident", "idx", "parked", "result", "state",
+        "thread", "timed_out", "timeout", "waiting",
+    )
+
+    def __init__(self, idx: int, body: Callable[[Any], object]) -> None:
+        self.idx = idx
+        self.body = body
+        self.gate = _real_lock()
+        self.gate.acquire()
+        self.state = _NEW
+        self.parked = True
+        self.waiting: _Lockish | None = None
+        self.timeout = False
+        self.timed_out = False
+        self.ident = 0
+        self.result: ThreadResult | None = None
+        self.abort_status = "aborted"
+        self.thread: threading.Thread | None = None
+
+
+# ident -> (execution, worker) for the threads currently under a scheduler.
+_MANAGED: dict[int, tuple[_Execution, _Worker]] = {}
+
+
+def _managed() -> tuple[_Execution, _Worker] | None:
+    ctx = _MANAGED.get(_get_ident())
+    if ctx is None or ctx[0].aborted is not None:
+        return None
+    return ctx
+
+
+class _Execution:
+    """One schedule: the worker threads, the turn, the decisions taken."""
+
+    def __init__(
+        self,
+        obj: object,
+        bodies: Sequence[Callable[[Any], object]],
+        forced: dict[int, int],
+        index: _CodeIndex,
+        max_steps: int,
+        deadline: float,
+        stall_timeout: float,
+    ) -> None:
+        self.obj = obj
+        self.workers = [_Worker(i, b) for i, b in enumerate(bodies)]
+        self.forced = forced
+        self.index = index
+        self.max_steps = max_steps
+        self.deadline = deadline
+        self.stall_timeout = stall_timeout
+        self.mu = _real_lock()
+        self.done = _real_lock()
+        self.done.acquire()
+        self.current: _Worker | None = None
+        self.decisions: list[_Decision] = []
+        self.trail: list[tuple[int, object, object]] = []
+        self.steps = 0
+        self.exited = 0
+        self.aborted: str | None = None
+        self.deadlock = False
+        self.diverged = False
+        self.time_out = False
+
+    # ---- choosing
+
+    def _enabled(self, w: _Worker) -> bool:
+        s = w.state
+        if s in (_NEW, _READY):
+            return True
+        if s == _RUNNING:
+            return w is self.current
+        if s == _BLOCKED and w.waiting is not None:
+            return w.waiting._free_for(w.ident)
+        return False
+
+    def _choose(self, cur: _Worker | None, where: object, yielding: bool = False) -> _Worker | None:
+        """Pick who runs next (mu held).  Records a decision when there is a choice."""
+        workers = self.workers
+        enabled = [w for w in workers if self._enabled(w)]
+        timed = False
+        if not enabled:
+            enabled = [w for w in workers if w.state == _BLOCKED and w.timeout]
+            timed = True
+        if not enabled:
+            return None
+        if len(enabled) == 1:
+            chosen = enabled[0]
+        else:
+            cur_on = cur is not None and cur in enabled
+            default: _Worker
+            if cur is not None and cur_on and not yielding:
+                default = cur
+            elif cur is not None and yielding:
+                after = [w for w in enabled if w.idx > cur.idx]
+                default = after[0] if after else enabled[0]
+            else:
+                default = enabled[0]
+            chosen = default
+            d = len(self.decisions)
+            want = self.forced.get(d)
+            if want is not None:
+                pick = next((w for w in enabled if w.idx == want), None)
+                if pick is None:
+                    self.diverged = True
+                else:
+                    chosen = pick
+            self.decisions.append(
+                _Decision(
+                    d,
+                    tuple(w.idx for w in enabled),
+                    cur.idx if cur is not None else -1,
+                    cur_on and not yielding,
+                    default.idx,
+                    chosen.idx,
+                    where,
+                )
+            )
+        if timed:
+            chosen.timed_out = True
+        return chosen
+
+    def _handoff(self, nxt: _Worker) -> None:
+        self.current = nxt
+        nxt.state = _RUNNING
+        nxt.waiting = None
+        if nxt.parked:
+            nxt.parked = False
+            nxt.gate.release()
+
+    def _nobody(self) -> None:
+        """No thread can run (mu held): finished, waiting for a stalled one, or deadlock."""
+        self.current = None
+        if all(w.state == _DONE for w in self.workers):
+            return
+        if any(w.state == _STALLED for w in self.workers):
+            return
+        self.deadlock = True
+        for w in self.workers:
+            if w.state == _BLOCKED:
+                w.abort_status = "deadlocked"
+        self._abort("deadlock")
+
+    def _abort(self, reason: str) -> None:
+        if self.aborted is None:
+            self.aborted = reason
+        self.current = None
+        for w in self.workers:
+            if w.parked:
+                w.parked = False
+                w.gate.release()
+
+    def _park(self, me: _Worker) -> None:
+        me.gate.acquire()
+        if self.aborted is not None:
+            raise _Abort
+
+    def _reclaim(self, me: _Worker) -> bool:
+        """A thread that lost its turn while stalled is back (mu held)."""
+        if self.current is me:
+            return True
+        if self.current is None and self.aborted is None:
+            self.current = me
+            me.state = _RUNNING
+            return True
+        return False
+
+    # ---- called from the worker threads
+
+    def point(self, me: _Worker, where: object, offset: object, yielding: bool = False) -> None:
+        with self.mu:
+            if self.aborted is not None:
+                raise _Abort
+            park = False
+            if not self._reclaim(me):
+                me.state = _READY
+                me.parked = True
+                park = True
+            else:
+                self.steps += 1
+                self.trail.append((me.idx, where, offset))
+                if self.steps > self.max_steps:
+                    self._abort(f"more than {self.max_steps} steps")
+                    raise _Abort
+                if not self.steps & 1023 and time.monotonic() > self.deadline:
+                    self.time_out = True
+                    self._abort("time budget exhausted")
+                    raise _Abort
+                nxt = self._choose(me, (where, offset) if offset is not None else where, yielding)
+                if nxt is me or nxt is None:
+                    return
+                me.state = _READY
+                me.parked = True
+                self._handoff(nxt)
+                park = True
+        if park:
+            self._park(me)
+
+    def block(self, me: _Worker, lock: _Lockish, has_timeout: bool) -> bool:
+        """Park ``me`` until ``lock`` may be free; True when the wait timed out."""
+        with self.mu:
+            if self.aborted is not None:
+                raise _Abort
+            reclaimed = self._reclaim(me)
+            me.state = _BLOCKED
+            me.waiting = lock
+            me.timeout = has_timeout
+            me.timed_out = False
+            if reclaimed:
+                self.steps += 1
+                self.trail.append((me.idx, "block", _lock_name(lock)))
+                nxt = self._choose(me, f"blocked on {_lock_name(lock)}")
+                if nxt is me:
+                    me.state = _RUNNING
+                    me.waiting = None
+                    timed = me.timed_out
+                    me.timed_out = False
+                    return timed
+                if nxt is None:
+                    self._nobody()
+                    if self.aborted is not None:
+                        raise _Abort
+                else:
+                    self._handoff(nxt)
+            me.parked = True
+        self._park(me)
+        timed = me.timed_out
+        me.timed_out = False
+        return timed
+
+    def finish(self, me: _Worker, result: ThreadResult) -> None:
+        with self.mu:
+            me.result = result
+            reclaimed = self._reclaim(me)
+            me.state = _DONE
+            if self.aborted is not None or not reclaimed:
+                return
+            self.steps += 1
+            self.trail.append((me.idx, "finish", result.describe()))
+            nxt = self._choose(me, "finish")
+            if nxt is None:
+                self._nobody()
+            else:
+                self._handoff(nxt)
+
+    def _exit(self) -> None:
+        with self.mu:
+            self.exited += 1
+            if self.exited == len(self.workers):
+                self.done.release()
+
+    # ---- the thread main
+
+    def _make_tracer(self, me: _Worker) -> Callable[[FrameType, str, Any], Any]:
+        points_of = self.index.points
+        point = self.point
+        line_mode = self.index.granularity == "line"
+
+        def global_trace(frame: FrameType, event: str, arg: Any) -> Any:
+            pts = points_of(frame.f_code)
+            if pts is None:
+                return None
+            if line_mode:
+
+                def line_trace(frame: FrameType, event: str, arg: Any) -> Any:
+                    if event == "line":
+                        point(me, frame.f_code, frame.f_lasti)
+                    return line_trace
+
+                return line_trace
+            frame.f_trace_opcodes = True
+            frame.f_trace_lines = False
+
+            def op_trace(frame: FrameType, event: str, arg: Any) -> Any:
+                if event == "opcode" and frame.f_lasti in pts:
+                    point(me, frame.f_code, frame.f_lasti)
+                return op_trace
+
+            return op_trace
+
+        return global_trace
+
+    def _main(self, me: _Worker) -> None:
+        me.ident = _get_ident()
+        _MANAGED[me.ident] = (self, me)
+        try:
+            me.gate.acquire()
+            if self.aborted is not None:
+                result = ThreadResult(me.idx, me.abort_status)
+            else:
+                sys.settrace(self._make_tracer(me))
+                try:
+                    value = me.body(self.obj)
+                    result = ThreadResult(me.idx, "returned", value=value)
+                except _Abort:
+                    result = ThreadResult(me.idx, me.abort_status)
+                except BaseException as exc:  # a body's exception is a result, not a crash
+                    result = ThreadResult(me.idx, "raised", error=exc)
+                finally:
+                    sys.settrace(None)
+            if me.abort_status == "deadlocked":  # even if the body swallowed _Abort
+                result = ThreadResult(me.idx, "deadlocked")
+            self.finish(me, result)
+        finally:
+            _MANAGED.pop(me.ident, None)
+            self._exit()
+
+    # ---- driving one schedule (called in the explorer's thread)
+
+    def execute(self) -> None:
+        for w in self.workers:
+            t = threading.Thread(target=self._main, args=(w,), daemon=True,
+                                 name=f"explore-T{w.idx}")
+            w.thread = t
+            t.start()
+        with self.mu:
+            first = self._choose(None, "start")
+            assert first is not None
+            self._handoff(first)
+        self._watch()
+        for w in self.workers:
+            if w.thread is not None:
+                w.thread.join(0.5)
+
+    def _watch(self) -> None:
+        tick = max(0.001, min(0.05, self.stall_timeout / 4))
+        last_steps = -1
+        since = time.monotonic()
+        aborted_at: float | None = None
+        while not self.done.acquire(True, tick):
+            now = time.monotonic()
+            with self.mu:
+                if self.aborted is not None:
+                    if aborted_at is None:
+                        aborted_at = now
+                    elif now - aborted_at > max(1.0, 5 * self.stall_timeout):
+                        return  # threads stuck outside our control: leave them behind
+                    continue
+                if now > self.deadline:
+                    self.time_out = True
+                    self._abort("time budget exhausted")
+                    continue
+                if self.steps != last_steps:
+                    last_steps = self.steps
+                    since = now
+                    if self.current is not None:
+                        continue
+                if self.current is None:
+                    nxt = self._choose(None, "wakeup")
+                    if nxt is not None:
+                        self._handoff(nxt)
+                        since = now
+                    elif not any(w.state == _STALLED for w in self.workers):
+                        self._nobody()
+                    elif now - since > max(1.0, 10 * self.stall_timeout):
+                        self._abort("threads blocked outside the instrumented primitives")
+                    continue
+                if now - since >= self.stall_timeout:
+                    # The running thread blocks somewhere we cannot see: let others run.
+                    cur = self.current
+                    cur.state = _STALLED
+                    self.current = None
+                    since = now
+                    nxt = self._choose(None, f"stalled {cur.idx}")
+                    if nxt is not None:
+                        self._handoff(nxt)
+
+    def results(self) -> tuple[ThreadResult, ...]:
+        out: list[ThreadResult] = []
+        for w in self.workers:
+            out.append(w.result if w.result is not None else ThreadResult(w.idx, "aborted"))
+        return tuple(out)
+
+
+# --------------------------------------------------------------------------- cooperative primitives
+
+
+def _lock_name(lock: object) -> str:
+    return f"{type(lock).__name__}@{id(lock) & 0xFFFFFF:06x}"
+
+
+class CooperativeLock(_Lockish):
+    """``threading.Lock`` that parks a worker thread instead of blocking the scheduler.
+
+    Outside worker threads (and after a run was stopped) it is a plain real lock.
+    """
+
+    __slots__ = ("__weakref__", "_real")
+
+    def __init__(self) -> None:
+        self._real = _real_lock()
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        ctx = _managed()
+        if ctx is None:
+            return bool(self._real.acquire(blocking, timeout))
+        ex, me = ctx
+        while True:
+            if self._real.acquire(False):
+                return True
+            if not blocking:
+                return False
+            if ex.block(me, self, timeout is not None and timeout >= 0):
+                return bool(self._real.acquire(False))
+
+    def release(self) -> None:
+        self._real.release()
+
+    def locked(self) -> bool:
+        return bool(self._real.locked())
+
+    def _free_for(self, ident: int) -> bool:
+        return not self._real.locked()
+
+    def _at_fork_reinit(self) -> None:
+        self._real = _real_lock()
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def __repr__(self) -> str:
+        state = "locked" if self._real.locked() else "unlocked"
+        return f"<{state} CooperativeLock at {id(self):#x}>"
+
+
+class CooperativeRLock(_Lockish):
+    """``threading.RLock`` counterpart of ``CooperativeLock`` (works under ``Condition``)."""
+
+    __slots__ = ("__weakref__", "_count", "_owner", "_real")
+
+    def __init__(self) -> None:
+        self._real = _real_lock()
+        self._owner: int | None = None
+        self._count = 0
+
+    def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
+        me_ident = _get_ident()
+        if self._owner == me_ident:
+            self._count += 1
+            return True
+        ctx = _managed()
+        if ctx is None:
+            if not self._real.acquire(blocking, timeout):
+                return False
+        else:
+            ex, me = ctx
+            while not self._real.acquire(False):
+                if not blocking:
+                    return False
+                if ex.block(me, self, timeout is not None and timeout >= 0):
+                    if not self._real.acquire(False):
+                        return False
+                    break
+        self._owner = me_ident
+        self._count = 1
+        return True
+
+    def release(self) -> None:
+        if self._owner != _get_ident():
+            raise RuntimeError("cannot release un-acquired lock")
+        self._count -= 1
+        if self._count == 0:
+            self._owner = None
+            self._real.release()
+
+    def _is_owned(self) -> bool:
+        return self._owner == _get_ident()
+
+    def _release_save(self) -> tuple[int, int | None]:
+        if self._owner != _get_ident():
+            raise RuntimeError("cannot release un-acquired lock")
+        state = (self._count, self._owner)
+        self._count = 0
+        self._owner = None
+        self._real.release()
+        return state
+
+    def _acquire_restore(self, state: tuple[int, int | None]) -> None:
+        self.acquire()
+        self._count, self._owner = state
+
+    def _free_for(self, ident: int) -> bool:
+        return self._owner is None or self._owner == ident
+
+    def _at_fork_reinit(self) -> None:
+        self._real = _real_lock()
+        self._owner = None
+        self._count = 0
+
+    def __enter__(self) -> bool:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def __repr__(self) -> str:
+        state = "locked" if self._owner is not None else "unlocked"
+        return f"<{state} CooperativeRLock count={self._count} at {id(self):#x}>"
+
+
+def cooperative_sleep(seconds: float) -> None:
+    """``time.sleep`` for worker threads: a free switch to the next thread, no delay."""
+    ctx = _managed()
+    if ctx is None or seconds < 0:
+        _real_sleep(seconds)
+        return
+    ex, me = ctx
+    ex.point(me, "sleep", None, yielding=True)
+
+
+# --------------------------------------------------------------------------- patching
+
+
+class _Patches:
+    """Swap the lock factories (and unlocked lock instances) for cooperative ones, and
+    put every one back afterwards."""
+
+    _FACTORIES: tuple[tuple[object, object], ...] = (
+        (_ORIG_THREADING_LOCK, CooperativeLock),
+        (_ORIG_ALLOCATE, CooperativeLock),
+        (_thread.allocate_lock, CooperativeLock),
+        (_ORIG_THREADING_RLOCK, CooperativeRLock),
+        (_real_sleep, cooperative_sleep),
+    )
+
+    def __init__(self) -> None:
+        self._saved: list[tuple[Any, str, object, bool]] = []
+
+    def _set(self, target: Any, name: str, value: object, is_dict: bool = False) -> None:
+        if is_dict:
+            self._saved.append((target, name, target[name], True))
+            target[name] = value
+        else:
+            self._saved.append((target, name, getattr(target, name), False))
+            setattr(target, name, value)
+
+    def install(self) -> None:
+        self._set(threading, "Lock", CooperativeLock)
+        self._set(threading, "RLock", CooperativeRLock)
+        if hasattr(threading, "_allocate_lock"):
+            self._set(threading, "_allocate_lock", CooperativeLock)
+        self._set(time, "sleep", cooperative_sleep)
+
+    def module(self, mod: ModuleType, instances: bool) -> bool:
+        """Patch one module's globals; True when a lock *factory* name was replaced.
+
+        Lock *instances* (unlocked ones) are replaced only where ``instances`` is true:
+        in the modules that define the explored object's class and those passed
+        explicitly, never in the caller's own modules, whose locks other threads use."""
+        if mod is threading or mod is time or mod is _thread or mod.__name__ == __name__:
+            return False
+        factory = False
+        namespace = vars(mod)
+        for name, value in list(namespace.items()):
+            replacement: object | None = None
+            for orig, coop in self._FACTORIES:
+                if value is orig:
+                    replacement = coop
+                    factory = True
+                    break
+            if replacement is None and instances:
+                replacement = _replacement_instance(value)
+            if replacement is not None:
+                self._set(namespace, name, replacement, is_dict=True)
+        return factory
+
+    def instance_attrs(self, obj: object) -> None:
+        """The explored object's own (unlocked) real locks become cooperative."""
+        try:
+            namespace = vars(obj)
+        except TypeError:
+            return
+        for name, value in list(namespace.items()):
+            replacement = _replacement_instance(value)
+            if replacement is not None:
+                self._set(namespace, name, replacement, is_dict=True)
+
+    def restore(self) -> None:
+        while self._saved:
+            target, name, old, is_dict = self._saved.pop()
+            if is_dict:
+                target[name] = old
+            else:
+                setattr(target, name, old)
+
+
+def _replacement_instance(value: object) -> object | None:
+    t = type(value)
+    if t is _LOCK_TYPE:
+        if not value.locked():  # type: ignore[attr-defined]
+            return CooperativeLock()
+    elif t is _RLOCK_TYPE:
+        owned = getattr(value, "_is_owned", None)
+        if owned is not None and not owned() and value.acquire(False):  # type: ignore[attr-defined]
+            value.release()  # type: ignore[attr-defined]
+            return CooperativeRLock()
+    return None
+
+
+def _modules_of(objs: Sequence[object]) -> list[ModuleType]:
+    """The modules that define the given callables/classes (and their bases)."""
+    out: list[ModuleType] = []
+    seen: set[str] = set()
+
+    def add(name: object) -> None:
+        if isinstance(name, str) and name not in seen:
+            seen.add(name)
+            mod = sys.modules.get(name)
+            if mod is not None:
+                out.append(mod)
+
+    for obj in objs:
+        target = getattr(obj, "__func__", obj)
+        owner = getattr(obj, "__self__", None)
+        add(getattr(target, "__module__", None))
+        if owner is not None and not isinstance(owner, ModuleType):
+            for cls in type(owner).__mro__:
+                add(cls.__module__)
+        if isinstance(obj, type):
+            for cls in obj.__mro__:
+                add(cls.__module__)
+        if isinstance(obj, functools.partial):
+            add(getattr(obj.func, "__module__", None))
+    return out
+
+
+# --------------------------------------------------------------------------- the search
+
+
+class _Session:
+    """Options and per-search state shared by all schedules of one search."""
+
+    def __init__(
+        self,
+        setup: Callable[[], object],
+        bodies: Sequence[Callable[[Any], object]],
+        *,
+        max_steps: int,
+        granularity: str,
+        trace_filter: Callable[[str], bool] | None,
+        names: Sequence[str] | None,
+        modules: Sequence[ModuleType],
+        stall_timeout: float,
+    ) -> None:
+        if granularity not in ("opcode", "line"):
+            raise ValueError(f"granularity must be 'opcode' or 'line', not {granularity!r}")
+        if len(bodies) < 1:
+            raise ValueError("at least one thread body is needed")
+        self.setup = setup
+        self.bodies = list(bodies)
+        self.max_steps = max_steps
+        self.index = _CodeIndex(trace_filter or default_trace_filter, granularity)
+        self.names = tuple(names) if names is not None else tuple(
+            f"T{i}" for i in range(len(bodies))
+        )
+        if len(self.names) != len(self.bodies):
+            raise ValueError("one name per thread body is needed")
+        self.stall_timeout = stall_timeout
+        # (module, replace its lock instances too)
+        self.modules: list[tuple[ModuleType, bool]] = [(m, True) for m in modules]
+        self.modules += [(m, False) for m in _modules_of([setup, *bodies])]
+        self.module_names = {m.__name__ for m, _ in self.modules}
+
+    def run_one(self, forced: dict[int, int], deadline: float) -> Run:
+        patches = _Patches()
+        patches.install()
+        try:
+            for mod, instances in self.modules:
+                patches.module(mod, instances)
+            obj = self.setup()
+            owners = _modules_of([type(obj)])
+            fresh = [m for m in owners if m.__name__ not in self.module_names]
+            if fresh:
+                self.module_names.update(m.__name__ for m in fresh)
+                self.modules += [(m, True) for m in fresh]
+                if any([patches.module(m, True) for m in fresh]):
+                    obj = self.setup()  # its locks were made by factories just replaced
+            for m in owners:
+                if m not in fresh and any(m is x and not inst for x, inst in self.modules):
+                    patches.module(m, True)
+            patches.instance_attrs(obj)
+            ex = _Execution(obj, self.bodies, forced, self.index, self.max_steps, deadline,
+                            self.stall_timeout)
+            ex.execute()
+        finally:
+            patches.restore()
+        decisions = tuple(ex.decisions)
+        switches = tuple((d.index, d.chosen) for d in decisions if d.chosen != d.default)
+        preemptions = sum(1 for d in decisions if d.current_on and d.chosen != d.current)
+        return Run(
+            schedule=Schedule(switches),
+            results=ex.results(),
+            obj=obj,
+            names=self.names,
+            preemptions=preemptions,
+            steps=ex.steps,
+            deadlock=ex.deadlock,
+            aborted=ex.aborted,
+            diverged=ex.diverged,
+            decisions=decisions,
+            _trail=ex.trail,
+            _index=self.index,
+        )
+
+
+def runs(
+    setup: Callable[[], object],
+    bodies: Sequence[Callable[[Any], object]],
+    *,
+    max_schedules: int = 10_000,
+    max_preemptions: int = 2,
+    timeout: float = 30.0,
+    max_steps: int = 200_000,
+    granularity: str = "opcode",
+    trace_filter: Callable[[str], bool] | None = None,
+    names: Sequence[str] | None = None,
+    modules: Sequence[ModuleType] = (),
+    stall_timeout: float = 0.2,
+) -> Iterator[Run]:
+    """Every schedule with at most ``max_preemptions`` preemptions, fewest first, each
+    once, until ``max_schedules`` or ``timeout``; see the module docstring."""
+    session = _Session(
+        setup, bodies, max_steps=max_steps, granularity=granularity,
+        trace_filter=trace_filter, names=names, modules=modules, stall_timeout=stall_timeout,
+    )
+    deadline = time.monotonic() + timeout
+    # Work items: (preemptions, sequence number, parent's choices, decision index, thread).
+    heap: list[tuple[int, int, tuple[int, ...], int, int]] = [(0, 0, (), -1, -1)]
+    seq = 1
+    done = 0
+    while heap and done < max_schedules:
+        if time.monotonic() > deadline:
+            return
+        _pre, _seq, parent, j, t = heapq.heappop(heap)
+        forced = dict(enumerate(parent[:j])) if j >= 0 else {}
+        if j >= 0:
+            forced[j] = t
+        run = session.run_one(forced, deadline)
+        done += 1
+        if run.aborted == "time budget exhausted":
+            return
+        decisions = run.decisions
+        chosen = tuple(d.chosen for d in decisions)
+        cum = 0
+        start = j + 1
+        for k, d in enumerate(decisions):
+            if k >= start:
+                for alt in d.enabled:
+                    if alt == d.chosen:
+                        continue
+                    cost = cum + (1 if d.current_on and alt != d.current else 0)
+                    if cost <= max_preemptions:
+                        heapq.heappush(heap, (cost, seq, chosen, k, alt))
+                        seq += 1
+            if d.current_on and d.chosen != d.current:
+                cum += 1
+        remaining = max_schedules - done
+        if len(heap) > 2 * remaining + 1024:
+            heap = heapq.nsmallest(remaining, heap)
+            heapq.heapify(heap)
+        run.exhausted = not heap
+        yield run
+
+
+def _verdict(check: Callable[[Any, tuple[ThreadResult, ...]], object], run: Run) -> str | None:
+    try:
+        verdict = check(run.obj, run.results)
+    except AssertionError as exc:
+        return str(exc) or "the check failed (AssertionError)"
+    if verdict is False:
+        return "the check returned False"
+    if isinstance(verdict, str) and verdict:
+        return verdict
+    return None
+
+
+def _classify(
+    check: Callable[[Any, tuple[ThreadResult, ...]], object], run: Run
+) -> tuple[str, str] | None:
+    if run.deadlock:
+        blocked = [run.names[r.thread] for r in run.results if r.status == "deadlocked"]
+        return "deadlock", "deadlock: " + ", ".join(blocked) + " blocked forever"
+    if run.aborted is not None and run.aborted.startswith("more than"):
+        return "step_limit", f"the run did not finish: {run.aborted}"
+    if run.aborted is not None:
+        return None
+    why = _verdict(check, run)
+    if why is not None:
+        return "check", why
+    return None
+
+
+def explore(
+    setup: Callable[[], object],
+    bodies: Sequence[Callable[[Any], object]],
+    check: Callable[[Any, tuple[ThreadResult, ...]], object],
+    *,
+    max_schedules: int = 10_000,
+    max_preemptions: int = 2,
+    timeout: float = 30.0,
+    max_steps: int = 200_000,
+    granularity: str = "opcode",
+    trace_filter: Callable[[str], bool] | None = None,
+    names: Sequence[str] | None = None,
+    modules: Sequence[ModuleType] = (),
+    stall_timeout: float = 0.2,
+) -> ExploreResult:
+    """Search for a schedule that breaks ``check``; see the module docstring."""
+    started = time.monotonic()
+    count = 0
+    exhausted = False
+    options: dict[str, Any] = {
+        "max_steps": max_steps, "granularity": granularity, "trace_filter": trace_filter,
+        "names": names, "modules": modules, "stall_timeout": stall_timeout,
+    }
+    for run in runs(setup, bodies, max_schedules=max_schedules,
+                    max_preemptions=max_preemptions, timeout=timeout, **options):
+        count += 1
+        exhausted = run.exhausted
+        found = _classify(check, run)
+        if found is None:
+            continue
+        kind, message = found
+        again = replay(setup, bodies, run.schedule, **options)
+        again_found = _classify(check, again)
+        reproduced = again_found is not None and again_found[0] == kind
+        shown = again if reproduced else run
+        return ExploreResult(
+            violated=True,
+            kind=kind,
+            message=message,
+            schedule=run.schedule,
+            trace_text=shown.trace_text() + f"\nviolation ({kind}): {message}",
+            schedules_run=count,
+            exhausted=False,
+            elapsed=time.monotonic() - started,
+            results=run.results,
+            reproduced=reproduced,
+            summary=run.summary(),
+        )
+    return ExploreResult(
+        violated=False, kind="", message="", schedule=None, trace_text="",
+        schedules_run=count, exhausted=exhausted, elapsed=time.monotonic() - started,
+    )
+
+
+def replay(
+    setup: Callable[[], object],
+    bodies: Sequence[Callable[[Any], object]],
+    schedule: Schedule | str,
+    *,
+    max_steps: int = 200_000,
+    granularity: str = "opcode",
+    trace_filter: Callable[[str], bool] | None = None,
+    names: Sequence[str] | None = None,
+    modules: Sequence[ModuleType] = (),
+    stall_timeout: float = 0.2,
+    timeout: float = 30.0,
+) -> Run:
+    """Run exactly ``schedule`` once more (same code, same Python version)."""
+    if isinstance(schedule, str):
+        schedule = Schedule.parse(schedule)
+    session = _Session(
+        setup, bodies, max_steps=max_steps, granularity=granularity,
+        trace_filter=trace_filter, names=names, modules=modules, stall_timeout=stall_timeout,
+    )
+    run = session.run_one(dict(schedule.switches), time.monotonic() + timeout)
+    if run.schedule != schedule:
+        run.diverged = True
+    return run
+
+
+# --------------------------------------------------------------------------- traces
+
+
+def _short(value: object, limit: int = 60) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ must not break the report
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _describe_where(where: object, index: _CodeIndex | None) -> str:
+    if isinstance(where, tuple) and len(where) == 2 and isinstance(where[0], CodeType):
+        code, offset = where
+        if index is None or not isinstance(offset, int):
+            return f"{os.path.basename(code.co_filename)}"
+        file, line, op = index.info(code, offset)
+        return f"{op} at {os.path.basename(file)}:{line}"
+    if isinstance(where, tuple) and where and isinstance(where[0], str):
+        return str(where[0])
+    if where == "finish":
+        return "finished"
+    return str(where)
+
+
+class _Rows:
+    """Collects trace rows, folding consecutive steps on one source line into one row."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.rows: list[str] = []
+        self._key: tuple[int, str, int] | None = None
+        self._ops: list[str] = []
+
+    def flush(self) -> None:
+        if self._key is not None:
+            ops = _dedupe(self._ops)
+            if len(ops) > 8:
+                ops = [*ops[:7], "..."]
+            self.rows[-1] += "   [" + " ".join(ops) + "]"
+        self._key = None
+        self._ops = []
+
+    def step(self, t: int, file: str, line: int, op: str) -> None:
+        key = (t, file, line)
+        if key != self._key:
+            self.flush()
+            src = linecache.getline(file, line).strip()
+            self.rows.append(f"  {self.names[t]:<4} {os.path.basename(file)}:{line:<5} {src}")
+            self._key = key
+        self._ops.append(op)
+
+    def note(self, text: str) -> None:
+        self.flush()
+        self.rows.append(text)
+
+
+def _format_trace(run: Run, max_lines: int) -> str:
+    index = run._index
+    names = run.names
+    head = [
+        f"schedule {run.schedule}: {run.preemptions} preemption(s), {run.steps} steps, "
+        f"{len(names)} threads"
+    ]
+    head += [f"  {names[r.thread]}: {r.describe()}" for r in run.results]
+    head.append("interleaving:")
+    segments: list[tuple[int, list[tuple[int, object, object]]]] = []
+    for entry in run._trail:
+        if segments and segments[-1][0] == entry[0]:
+            segments[-1][1].append(entry)
+        else:
+            segments.append((entry[0], [entry]))
+    out = _Rows(names)
+    pending: dict[int, tuple[str, int, str]] = {}
+    for si, (t, entries) in enumerate(segments):
+        resumed = pending.pop(t, None)
+        if resumed is not None:
+            out.step(t, *resumed)
+        last = entries[-1]
+        paused = si + 1 < len(segments) and isinstance(last[1], CodeType)
+        for _t, where, arg in entries[:-1] if paused else entries:
+            if isinstance(where, CodeType) and index is not None and isinstance(arg, int):
+                out.step(t, *index.info(where, arg))
+            elif where == "finish":
+                out.note(f"  {names[t]:<4} {arg}")
+            elif where == "block":
+                out.note(f"  {names[t]:<4} waits for {arg} (held by another thread)")
+            elif where == "sleep":
+                out.note(f"  {names[t]:<4} time.sleep(): yields")
+        if si + 1 < len(segments):
+            nxt = names[segments[si + 1][0]]
+            if paused and index is not None and isinstance(last[2], int):
+                assert isinstance(last[1], CodeType)
+                file, line, op = index.info(last[1], last[2])
+                pending[t] = (file, line, op)
+                out.note(
+                    f"       -- switch: {names[t]} preempted before {op} at "
+                    f"{os.path.basename(file)}:{line}; {nxt} runs"
+                )
+            else:
+                out.note(f"       -- switch: {nxt} runs")
+    out.flush()
+    if run.deadlock:
+        out.note("       -- deadlock: no thread can run")
+    elif run.aborted:
+        out.note(f"       -- stopped: {run.aborted}")
+    rows = out.rows
+    if len(rows) > max_lines:
+        keep = max_lines // 2
+        rows = [*rows[:keep], f"  ... {len(rows) - max_lines} rows left out ...",
+                *rows[-(max_lines - keep):]]
+    return "\n".join(head + rows)
+
+
+def _dedupe(ops: list[str]) -> list[str]:
+    out: list[str] = []
+    for op in ops:
+        if not out or out[-1] != op:
+            out.append(op)
+    return out

@@ -1,0 +1,39 @@
+"""The bridge to the certificate layer: a core becomes a ``derivative.certificate/v1``.
+
+The solver only *finds* the conflict; the certificate layer writes it down in a form
+someone who does not trust us can check (the SMT-LIB script, Farkas rows, the
+re-checks by z3 and cvc5 in fresh processes).  This module hands it what it needs:
+the contract, the type information, the kind, the minimal core, the witness input
+and one minimality model per member.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from derivative._ast import Contract
+from derivative._errors import DerivativeError
+from derivative.solver._result import Core
+
+
+class CertificateUnavailable(DerivativeError):
+    """The certificate layer offers no builder (or refused this core)."""
+
+
+def certify(contract: Contract, info: Any, core: Core) -> Any:
+    """The certificate model of ``core`` (``derivative.certificates.build_certificate``)."""
+    from derivative import certificates
+
+    build = getattr(certificates, "build_certificate", None)
+    if build is None:
+        raise CertificateUnavailable(
+            "this installation's certificate layer has no builder (build_certificate)"
+        )
+    return build(
+        contract,
+        info,
+        core.kind,
+        list(core.members),
+        dict(core.witness_input) if core.witness_input is not None else None,
+        [(member_id, dict(model)) for member_id, model in core.minimality],
+    )

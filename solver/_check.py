@@ -1,0 +1,1003 @@
+"""``check``: the questions of LANGUAGE.md §6, in order, and what they add up to.
+
+1. ``inconsistent_requirements``: the global requirements, with the params' type
+   obligations (``x.range``) and the constants fixed;
+2. ``unsatisfiable_precondition``: per function and operation, its requires clauses
+   and its parameters' type obligations;
+3. ``contradicting_example``: per example, at the example's input: the requires
+   (the input must be valid), the raises clauses (a result example needs every
+   condition false; a raises example needs a related condition true) and the ensures
+   with the call standing for ``result``;
+4. ``unrealizable``: per function, an input that satisfies the requires and no raises
+   condition and at which no result satisfies the ensures.  When an ensures pins
+   ``result == E`` the question is quantifier-free (E must be defined and satisfy the
+   rest); otherwise ``∃ input ∀ result`` is asked, and may honestly be ``unknown``.
+   The core is then computed at that input, over the ensures.
+
+How an obligation is read: a requirement, requires or ensures *holds* where it is
+defined and true; a requires counts only where defined (an input where it is
+undefined is not valid); an ensures that is undefined is a failure; a ``raises``
+condition triggers where it is defined and true.
+
+Every question is its own incremental solver (``_question.Question``).  Unknown
+answers are collected with their reasons and never become a verdict: the status is
+``infeasible_proven`` if any question proved a conflict, else ``unknown`` if any
+question was undecided (or no witness could be built), else ``feasible``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import z3
+
+from derivative._ast import (
+    BoolOp,
+    Call,
+    Compare,
+    Contract,
+    Expr,
+    Obligation,
+    Result,
+)
+from derivative._eval import Evaluator
+from derivative._printer import to_source
+from derivative._types import TEnum, Ty
+from derivative._values import Value
+from derivative._walk import free_names, walk
+from derivative.solver._encode import (
+    Encoder,
+    Term,
+    coerce,
+    intrinsic_domain,
+    is_subclass,
+    var,
+)
+from derivative.solver._question import CoreResult, Member, Question, names_of
+from derivative.solver._result import (
+    KIND_ORDER,
+    CallWitness,
+    CheckOptions,
+    CheckResult,
+    Core,
+    Correction,
+    Finding,
+    Kind,
+    Unknown,
+    Witness,
+)
+from derivative.solver._scope import Owner, owner_obligations, owners, param_obligations
+from derivative.solver._z3util import Unsupported, Z, conj, disj
+
+_TRUE = z3.BoolVal(True)
+
+
+# --------------------------------------------------------------------------- context
+
+
+@dataclass
+class _Ctx:
+    contract: Contract
+    info: object
+    options: CheckOptions
+    consts: dict[str, tuple[Value, Ty]]
+    enums: dict[str, TEnum]
+    exceptions: dict[str, str]
+    evaluator: Evaluator
+    cores: list[Core] = field(default_factory=list)
+    corrections: list[Correction] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+    unknowns: list[Unknown] = field(default_factory=list)
+    synthetic: list[Obligation] = field(default_factory=list)
+
+    def encoder(
+        self,
+        env: Mapping[str, Term],
+        call_hook: Callable[[Call, list[Term]], Term | None] | None = None,
+    ) -> Encoder:
+        return Encoder(env, self.consts, self.enums, call_hook)
+
+    def question(
+        self,
+        name: str,
+        obligations: Sequence[Obligation],
+        build: Callable[[Obligation], Z],
+        background: Sequence[Z],
+        variables: Mapping[str, tuple[Z, Ty]],
+    ) -> Question:
+        members: list[Member] = []
+        failed: list[tuple[Obligation, str]] = []
+        for ob in obligations:
+            try:
+                members.append(Member(ob, build(ob), names_of(ob) & frozenset(variables)))
+            except Unsupported as exc:
+                failed.append((ob, str(exc)))
+        return Question(
+            name,
+            members,
+            background,
+            variables,
+            self.options.rlimit,
+            self.options.timeout_ms,
+            failed,
+        )
+
+    def unknown(self, question: str, obs: Sequence[Obligation], reason: str) -> None:
+        self.unknowns.append(Unknown(question, tuple(o.id for o in obs), reason))
+
+
+@dataclass
+class _Clauses:
+    """An owner's obligations, by role (type obligations included)."""
+
+    owner: Owner
+    requires: list[Obligation]
+    ensures: list[Obligation]
+    raises: list[Obligation]
+    examples: list[Obligation]
+
+
+def _shown(ob: Obligation) -> str:
+    if ob.kind == "raises":
+        return f"raises {ob.exception} when {to_source(ob.expr)}"
+    if ob.kind == "example" and ob.exception is not None:
+        return f"{to_source(ob.expr)} raises {ob.exception}"
+    return to_source(ob.expr)
+
+
+def _named(ob: Obligation) -> str:
+    return f"{ob.id} ({_shown(ob)})"
+
+
+def _series(items: Sequence[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _values_text(values: Mapping[str, Value]) -> str:
+    from derivative.solver._report import value_text
+
+    return ", ".join(f"{k} = {value_text(v)}" for k, v in values.items())
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def check(contract: Contract, info: object, options: CheckOptions | None = None) -> CheckResult:
+    """Decide the requirement set ``contract`` (type-checked: ``info`` is its ``TypeInfo``)."""
+    opts = options or CheckOptions()
+    const_types: Mapping[str, Ty] = info.const_types  # type: ignore[attr-defined]
+    const_values: Mapping[str, Value] = info.const_values  # type: ignore[attr-defined]
+    tolerance = float(contract.tolerance) if contract.tolerance else 1e-9
+    ctx = _Ctx(
+        contract=contract,
+        info=info,
+        options=opts,
+        consts={n: (const_values[n], const_types[n]) for n in const_values},
+        enums=dict(info.enums),  # type: ignore[attr-defined]
+        exceptions=dict(info.exceptions),  # type: ignore[attr-defined]
+        evaluator=Evaluator(const_values, rel_tol=tolerance),
+    )
+    params_witness = _global(ctx)
+    function_witnesses: dict[str, CallWitness] = {}
+    system_witnesses: dict[str, dict[str, CallWitness]] = {}
+    witness_ok = params_witness is not None
+    for owner in owners(contract, info.signatures):  # type: ignore[attr-defined]
+        cw = _owner(ctx, owner)
+        if cw is None:
+            witness_ok = False
+            continue
+        if owner.system is None:
+            function_witnesses[owner.name] = cw
+        else:
+            system_witnesses.setdefault(owner.system, {})[owner.name.split(".", 1)[1]] = cw
+    _unused_params(ctx)
+    cores = sorted(ctx.cores, key=lambda c: KIND_ORDER.index(c.kind))
+    obligations = (*contract.obligations, *ctx.synthetic)
+    if cores:
+        first = cores[0]
+        reason = f"{first.kind.replace('_', ' ')}: {first.explanation}"
+        return CheckResult(
+            "infeasible_proven",
+            reason,
+            None,
+            tuple(cores),
+            tuple(ctx.corrections),
+            tuple(ctx.warnings),
+            tuple(ctx.unknowns),
+            obligations=obligations,
+        )
+    if ctx.unknowns or not witness_ok:
+        n = len(ctx.unknowns)
+        reason = (
+            f"{n} question{'s' if n != 1 else ''} could not be decided"
+            if n
+            else "no witness could be built"
+        )
+        return CheckResult(
+            "unknown",
+            reason,
+            None,
+            (),
+            (),
+            tuple(ctx.warnings),
+            tuple(ctx.unknowns),
+            obligations=obligations,
+        )
+    assert params_witness is not None
+    witness = Witness(params_witness, function_witnesses, system_witnesses)
+    return CheckResult(
+        "feasible",
+        "every requirement, precondition, example and postcondition can be met",
+        witness,
+        (),
+        (),
+        tuple(ctx.warnings),
+        (),
+        obligations=obligations,
+    )
+
+
+# --------------------------------------------------------------------------- cores
+
+
+def _add_cores(
+    ctx: _Ctx,
+    q: Question,
+    kind: Kind,
+    subject: str,
+    explain: Callable[[CoreResult], str],
+    witness_input: Mapping[str, Value] | None = None,
+    extra: Sequence[Z] = (),
+    variables: Sequence[str] | None = None,
+) -> bool:
+    """Find the minimal core(s) of an unsatisfiable question and record them."""
+    found = q.minimal_core(extra=extra)
+    if found is None:
+        ctx.unknown(q.name, [m.ob for m in q.members], "the conflict could not be re-derived")
+        return False
+    results = [found]
+    if ctx.options.all_cores:
+        results = []
+        for component in q.components():
+            if q.check(component, extra).verdict != "unsat":
+                continue
+            cores, mcses, complete = q.enumerate(
+                component, ctx.options.max_cores, ctx.options.enumeration_seconds, extra
+            )
+            results.extend(cores)
+            for mcs in mcses:
+                ctx.corrections.append(Correction(subject, tuple(m.ob for m in mcs)))
+            if not complete:
+                ctx.unknown(
+                    f"{q.name} (all cores)",
+                    [m.ob for m in component],
+                    "the enumeration of cores stopped at its bound or time limit; "
+                    "the cores listed are real but there may be more",
+                )
+        if not results:
+            results = [found]
+    for r in results:
+        names = variables if variables is not None else list(q.variables)
+        minimality: list[tuple[str, Mapping[str, Value]]] = []
+        try:
+            for m, model in r.models:
+                minimality.append((m.ob.id, q.values(model, names)))
+        except Unsupported:
+            minimality = []
+        ctx.cores.append(
+            Core(
+                kind=kind,
+                subject=subject,
+                members=tuple(m.ob for m in r.members),
+                explanation=explain(r),
+                witness_input=witness_input,
+                minimality=tuple(minimality),
+                minimal=r.minimal and len(minimality) == len(r.members),
+                rechecked=r.rechecked,
+            )
+        )
+    return True
+
+
+def _undefined_only(q: Question, m: Member, build_defined: Callable[[Obligation], Z]) -> bool:
+    """Whether a lone member fails because it is undefined everywhere (for explanations)."""
+    try:
+        d = build_defined(m.ob)
+    except Unsupported:
+        return False
+    s = q._fresh()
+    s.add(d)
+    return bool(s.check() == z3.unsat)
+
+
+# --------------------------------------------------------------------------- 1. requirements
+
+
+def _global(ctx: _Ctx) -> dict[str, Value] | None:
+    info = ctx.info
+    param_types: Mapping[str, Ty] = info.param_types  # type: ignore[attr-defined]
+    env = {n: var(n, t) for n, t in param_types.items()}
+    variables = {n: (t.value, t.ty) for n, t in env.items()}
+    background = [intrinsic_domain(t.value, t.ty) for t in env.values()]
+    synthetic = param_obligations(
+        ctx.contract, param_types, {n: v for n, (v, _) in ctx.consts.items()}
+    )
+    ctx.synthetic.extend(synthetic)
+    obligations = [o for o in ctx.contract.obligations if o.kind == "requirement"] + synthetic
+    enc = ctx.encoder(env)
+    q = ctx.question(
+        "requirements", obligations, lambda ob: enc.encode(ob.expr).holds, background, variables
+    )
+    ans = q.check()
+    if ans.verdict == "unsat":
+
+        def explain(r: CoreResult) -> str:
+            members = [_named(m.ob) for m in r.members]
+            names = sorted(set().union(*[m.names for m in r.members]) or [])
+            if len(r.members) == 1 and _undefined_only(
+                q, r.members[0], lambda ob: enc.encode(ob.expr).defined
+            ):
+                return f"{members[0]} is undefined for every value of {', '.join(names)}."
+            verb = "can never hold" if len(members) == 1 else "cannot all hold together"
+            where = f"no value of {', '.join(names)} satisfies " + (
+                "it" if len(members) == 1 else "them at once"
+            )
+            return f"{_series(members)} {verb}: {where}."
+
+        _add_cores(ctx, q, "inconsistent_requirements", "requirements", explain)
+        return None
+    if q.unencodable:
+        ctx.unknowns.extend(
+            Unknown("requirements", (o.id,), f"cannot encode: {why}") for o, why in q.unencodable
+        )
+        return None
+    if ans.verdict == "unknown":
+        ctx.unknown("requirements", obligations, ans.reason)
+        return None
+    try:
+        values = q.values(ans.model)
+    except Unsupported as exc:
+        ctx.unknown("requirements", obligations, str(exc))
+        return None
+    bad = [o for o in obligations if ctx.evaluator.holds(o.expr, values) is not True]
+    if bad:
+        ctx.unknown(
+            "requirements", bad, "the evaluator rejects the solver's witness (an encoding bug)"
+        )
+        return None
+    _global_warnings(ctx, q, enc)
+    return values
+
+
+def _antecedents(expr: Expr) -> list[Expr]:
+    """Conditions of ``when``/``implies`` at the top of a clause (or of its conjuncts)."""
+    if isinstance(expr, BoolOp):
+        if expr.op == "implies":
+            return [expr.left]
+        if expr.op == "and":
+            return _antecedents(expr.left) + _antecedents(expr.right)
+    return []
+
+
+def _vacuity(
+    ctx: _Ctx,
+    q: Question,
+    subjects: Sequence[Obligation],
+    conditions: Callable[[Obligation], list[Expr]],
+    holds: Callable[[Expr], Z],
+    extra: Sequence[Z] = (),
+    members: Sequence[Member] | None = None,
+) -> None:
+    """``vacuous`` / ``latent_conflict`` warnings for conditions that can never be true."""
+    seen: set[frozenset[str]] = set()
+    for ob in subjects:
+        for cond in conditions(ob):
+            try:
+                c = holds(cond)
+            except Unsupported:
+                continue
+            found = q.minimal_core(members, extra=[*extra, c])
+            if found is None:
+                continue
+            core = [m.ob for m in found.members]
+            ids = frozenset(o.id for o in core)
+            text = to_source(cond)
+            if ob.id in ids and len(core) >= 2:
+                if ids in seen:
+                    continue
+                seen.add(ids)
+                others = [_named(o) for o in core if o.id != ob.id]
+                ctx.warnings.append(
+                    Finding(
+                        "latent_conflict",
+                        tuple(core),
+                        f"the condition `{text}` of {ob.id} can never be true: together with "
+                        f"{_series(others)}, {ob.id} would demand something impossible there, "
+                        f"so the set is consistent only because `{text}` never happens",
+                    )
+                )
+                continue
+            why = (
+                f"it is ruled out by {_series([_named(o) for o in core if o.id != ob.id])}"
+                if any(o.id != ob.id for o in core)
+                else "it is false (or undefined) whatever the values"
+            )
+            ctx.warnings.append(
+                Finding(
+                    "vacuous",
+                    (ob, *[o for o in core if o.id != ob.id]),
+                    f"the condition `{text}` of {ob.id} can never be true: {why}",
+                )
+            )
+
+
+def _redundancy(
+    ctx: _Ctx,
+    q: Question,
+    subjects: Sequence[Member],
+    extra: Sequence[Z] = (),
+    pool: Sequence[Member] | None = None,
+) -> None:
+    """``redundant``: an obligation implied by the others (``--redundancy`` only)."""
+    everything = list(q.members if pool is None else pool)
+    for m in subjects:
+        if m.ob.generated_id and m.ob.tags.get("source") == "type":
+            continue
+        if m.ob.id.endswith(".range") and m.ob.text and m.ob.text.startswith("declared type"):
+            continue
+        others = [o for o in everything if o is not m]
+        found = q.minimal_core(others, extra=[*extra, z3.Not(m.formula)])
+        if found is None:
+            continue
+        by = [o.ob for o in found.members]
+        because = f"it follows from {_series([_named(o) for o in by])}" if by else "it always holds"
+        ctx.warnings.append(
+            Finding("redundant", (m.ob, *by), f"{_named(m.ob)} is redundant: {because}")
+        )
+
+
+def _global_warnings(ctx: _Ctx, q: Question, enc: Encoder) -> None:
+    user = [m.ob for m in q.members if m.ob.kind == "requirement" and not _is_type_ob(m.ob)]
+    _vacuity(ctx, q, user, lambda ob: _antecedents(ob.expr), lambda e: enc.encode(e).holds)
+    if ctx.options.redundancy:
+        _redundancy(ctx, q, [m for m in q.members if not _is_type_ob(m.ob)])
+
+
+def _is_type_ob(ob: Obligation) -> bool:
+    return ob.generated_id and (ob.text or "").startswith("declared type")
+
+
+def _unused_params(ctx: _Ctx) -> None:
+    used: set[str] = set()
+    for o in ctx.contract.obligations:
+        if o.kind == "requirement":
+            used |= free_names(o.expr)
+    for p in ctx.contract.params():
+        if p.name not in used:
+            ctx.warnings.append(
+                Finding(
+                    "unused_param",
+                    (),
+                    f"param {p.name} ({p.file}:{p.line}) is declared but no requirement "
+                    "constrains it",
+                    names=(p.name,),
+                )
+            )
+
+
+# --------------------------------------------------------------------------- functions
+
+
+def _clauses(ctx: _Ctx, owner: Owner) -> _Clauses:
+    syn_requires, syn_ensures = owner_obligations(owner, {n: v for n, (v, _) in ctx.consts.items()})
+    ctx.synthetic.extend(syn_requires + syn_ensures)
+    obs = ctx.contract.obligations_of(owner.name)
+    return _Clauses(
+        owner,
+        syn_requires + [o for o in obs if o.kind == "requires"],
+        [o for o in obs if o.kind == "ensures"] + syn_ensures,
+        [o for o in obs if o.kind == "raises"],
+        [o for o in obs if o.kind == "example"],
+    )
+
+
+@dataclass
+class _Scope:
+    """An owner's variables: its parameters and ``result``."""
+
+    inputs: dict[str, Term]
+    result: Term | None
+
+    @property
+    def env(self) -> dict[str, Term]:
+        env = dict(self.inputs)
+        if self.result is not None:
+            env["result"] = self.result
+        return env
+
+    def variables(self, with_result: bool = True) -> dict[str, tuple[Z, Ty]]:
+        out = {n: (t.value, t.ty) for n, t in self.inputs.items()}
+        if with_result and self.result is not None:
+            out["result"] = (self.result.value, self.result.ty)
+        return out
+
+    def background(self, with_result: bool = True) -> list[Z]:
+        out = [intrinsic_domain(t.value, t.ty) for t in self.inputs.values()]
+        if with_result and self.result is not None:
+            out.append(intrinsic_domain(self.result.value, self.result.ty))
+        return out
+
+
+def _scope(owner: Owner) -> _Scope:
+    inputs = {n: var(n, t) for n, t, _ in owner.params}
+    result = var("result", owner.returns) if owner.has_result else None
+    return _Scope(inputs, result)
+
+
+def _owner(ctx: _Ctx, owner: Owner) -> CallWitness | None:
+    """All questions about one function or operation; its witness if feasible."""
+    cl = _clauses(ctx, owner)
+    sc = _scope(owner)
+    enc = ctx.encoder(sc.env)
+
+    def holds(ob: Obligation) -> Z:
+        return enc.encode(ob.expr).holds
+
+    # 2. precondition ---------------------------------------------------------
+    pre = ctx.question(owner.name, cl.requires, holds, sc.background(False), sc.variables(False))
+    ans = pre.check()
+    ok = True
+    if ans.verdict == "unsat":
+
+        def explain_pre(r: CoreResult) -> str:
+            named = [_named(m.ob) for m in r.members]
+            if len(r.members) == 1 and _undefined_only(
+                pre, r.members[0], lambda ob: enc.encode(ob.expr).defined
+            ):
+                return (
+                    f"{named[0]} is undefined for every input of {owner.name}: no input is valid."
+                )
+            verb = "can never hold" if len(named) == 1 else "cannot all hold together"
+            plural = "s" if len(named) > 1 else ""
+            return (
+                f"The requires clause{plural} {_series(named)} of {owner.name} {verb}: "
+                "no input is valid."
+            )
+
+        _add_cores(ctx, pre, "unsatisfiable_precondition", owner.name, explain_pre)
+        ok = False
+    elif ans.verdict == "unknown" or pre.unencodable:
+        why = ans.reason if ans.verdict == "unknown" else pre.unencodable[0][1]
+        ctx.unknown(f"{owner.name} precondition", cl.requires, why)
+        ok = False
+
+    # 3. examples -------------------------------------------------------------
+    for ex in cl.examples:
+        if not _example(ctx, cl, ex):
+            ok = False
+
+    if not ok:
+        return None
+
+    # raises conditions (definedness and truth) under the input scope
+    try:
+        raise_holds = [enc.encode(r.expr).holds for r in cl.raises]
+    except Unsupported as exc:
+        ctx.unknown(f"{owner.name} raises", cl.raises, f"cannot encode: {exc}")
+        return None
+    no_raise = conj(*[z3.Not(h) for h in raise_holds])
+
+    # warnings on the precondition level (vacuous raises, requires antecedents, ambiguity)
+    _vacuity(
+        ctx,
+        pre,
+        [r for r in cl.requires if not _is_type_ob(r)],
+        lambda ob: _antecedents(ob.expr),
+        lambda e: enc.encode(e).holds,
+    )
+    _vacuity(ctx, pre, cl.raises, lambda ob: [ob.expr], lambda e: enc.encode(e).holds)
+    _ambiguity(ctx, pre, cl, raise_holds)
+    if ctx.options.redundancy:
+        _redundancy(ctx, pre, [m for m in pre.members if not _is_type_ob(m.ob)])
+
+    # 4. realizability and the witness ------------------------------------------
+    return _realize(ctx, cl, sc, enc, no_raise, pre)
+
+
+def _ambiguity(ctx: _Ctx, pre: Question, cl: _Clauses, raise_holds: list[Z]) -> None:
+    for i, a in enumerate(cl.raises):
+        for j in range(i + 1, len(cl.raises)):
+            b = cl.raises[j]
+            if a.exception == b.exception:
+                continue
+            ans = pre.check(extra=[raise_holds[i], raise_holds[j]])
+            if ans.verdict != "sat":
+                continue
+            try:
+                values = pre.values(ans.model)
+            except Unsupported:
+                values = {}
+            ctx.warnings.append(
+                Finding(
+                    "ambiguous_raises",
+                    (a, b),
+                    f"{_named(a)} and {_named(b)} both hold at the valid input "
+                    f"{_values_text(values)}: raising either {a.exception} or {b.exception} "
+                    "is then correct",
+                    values,
+                )
+            )
+
+
+def _call_args(ex: Obligation) -> Call | None:
+    """The call of the owner in an example (``f(args) == V`` or ``f(args) raises E``)."""
+    calls = [n for n in walk(ex.expr) if isinstance(n, Call) and n.func not in _BUILTINS]
+    if len(calls) != 1:
+        return None
+    return calls[0]
+
+
+_BUILTINS = frozenset(
+    {
+        "len", "abs", "min", "max", "sum", "int", "str", "matches", "startswith",
+        "endswith", "contains", "occurrences", "sorted",
+    }
+)  # fmt: skip
+
+
+def _example(ctx: _Ctx, cl: _Clauses, ex: Obligation) -> bool:
+    """Question 3 for one example; False if it found a conflict or could not decide."""
+    owner = cl.owner
+    call = _call_args(ex)
+    if call is None or call.func not in owner.call_names or len(call.args) != len(owner.params):
+        ctx.unknown(ex.id, [ex], "the example does not call its function exactly once")
+        return False
+    const_enc = ctx.encoder({})
+    # The inputs are variables and the example pins them to its arguments: so a requires
+    # or raises clause alone is satisfiable, and the example is always part of a core.
+    inputs = {name: var(name, ty) for name, ty, _ in owner.params}
+    try:
+        arg_terms = [const_enc.encode(a) for a in call.args]
+        pinned = [
+            inputs[name].value == coerce(t, ty)
+            for (name, ty, _), t in zip(owner.params, arg_terms, strict=True)
+        ]
+        arg_values = {
+            name: Term(coerce(t, ty), _TRUE, ty)
+            for (name, ty, _), t in zip(owner.params, arg_terms, strict=True)
+        }
+    except Unsupported as exc:
+        ctx.unknown(ex.id, [ex], f"cannot encode the example's arguments: {exc}")
+        return False
+    args_defined = conj(*[t.defined for t in arg_terms], *pinned)
+    result = var("result", owner.returns) if owner.has_result else None
+    scope = _Scope(inputs, result)
+    enc = ctx.encoder(scope.env)
+
+    def hook(node: Call, args: list[Term]) -> Term | None:
+        if node.func in owner.call_names and result is not None:
+            return Term(result.value, args_defined, result.ty)
+        return None
+
+    ex_enc = ctx.encoder({}, hook)
+    raises_example = ex.exception is not None
+    try:
+        witness = {n: _const_value(t) for n, t in arg_values.items()}
+    except Unsupported as exc:
+        ctx.unknown(ex.id, [ex], f"cannot evaluate the example's arguments: {exc}")
+        return False
+    raises_for: dict[str, Z] = {}
+
+    def build(ob: Obligation) -> Z:
+        if ob is ex:
+            if raises_example:
+                related = [
+                    enc.encode(r.expr).holds
+                    for r in cl.raises
+                    if r.exception is not None
+                    and ex.exception is not None
+                    and (
+                        is_subclass(r.exception, ex.exception, ctx.exceptions)
+                        or is_subclass(ex.exception, r.exception, ctx.exceptions)
+                    )
+                ]
+                return conj(args_defined, disj(*related))
+            return conj(args_defined, ex_enc.encode(ob.expr).holds)
+        if ob.kind == "raises":
+            # A result example returns normally: every raises condition must be false.
+            raises_for[ob.id] = enc.encode(ob.expr).holds
+            return z3.Not(raises_for[ob.id])
+        return enc.encode(ob.expr).holds
+
+    obligations = [ex, *cl.requires]
+    if not raises_example:
+        obligations += [*cl.raises, *cl.ensures]
+    q = ctx.question(ex.id, obligations, build, scope.background(), scope.variables())
+    if not any(m.ob is ex for m in q.members):
+        ctx.unknown(ex.id, [ex], q.unencodable[0][1] if q.unencodable else "cannot encode")
+        return False
+    ans = q.check()
+    if ans.verdict == "sat":
+        if q.unencodable:
+            ctx.unknown(ex.id, [o for o, _ in q.unencodable], q.unencodable[0][1])
+            return False
+        return True
+    if ans.verdict == "unknown":
+        ctx.unknown(ex.id, obligations, ans.reason)
+        return False
+
+    def explain(r: CoreResult) -> str:
+        at = _values_text(witness)
+        others = [m.ob for m in r.members if m.ob is not ex]
+        if ex not in [m.ob for m in r.members]:
+            return (
+                f"At the input {at}, {_series([_named(o) for o in others])} cannot all hold "
+                f"(the example {ex.id} is not even needed)."
+            )
+        if raises_example and not others:
+            return (
+                f"The example {_named(ex)} says the call raises {ex.exception}, but at the "
+                f"input {at} no raises clause of {owner.name} for {ex.exception} (or a related "
+                "exception) holds, so the call must return normally."
+            )
+        parts = []
+        for o in others:
+            if o.kind == "raises":
+                parts.append(f"{_named(o)}, which holds there, so the call must raise")
+            elif o.kind == "requires":
+                parts.append(f"{_named(o)}, which makes that input invalid")
+            else:
+                parts.append(_named(o))
+        return f"At the input {at}, the example {_named(ex)} contradicts {_series(parts)}."
+
+    _add_cores(
+        ctx,
+        q,
+        "contradicting_example",
+        owner.name,
+        explain,
+        witness_input=witness,
+    )
+    return False
+
+
+def _const_value(t: Term) -> Value:
+    """The value of a closed (constant) term."""
+    s = z3.Solver()
+    out = z3.FreshConst(t.value.sort(), "arg")
+    s.add(out == t.value)
+    if s.check() != z3.sat:
+        raise Unsupported("the example's arguments have no value")
+    from derivative.solver._encode import from_model
+
+    return from_model(s.model(), out, t.ty)
+
+
+def _pinned(ob: Obligation) -> Expr | None:
+    """``E`` when the ensures is ``result == E`` (or ``E == result``) with no ``result`` in E."""
+    e = ob.expr
+    if isinstance(e, Compare) and e.ops == ("==",):
+        a, b = e.operands
+        for side, other in ((a, b), (b, a)):
+            if isinstance(side, Result) and not any(isinstance(n, Result) for n in walk(other)):
+                return other
+    return None
+
+
+def _realize(
+    ctx: _Ctx, cl: _Clauses, sc: _Scope, enc: Encoder, no_raise: Z, pre: Question
+) -> CallWitness | None:
+    owner = cl.owner
+    subject = owner.name
+    valid = [m.formula for m in pre.members]
+    inputs_bg = sc.background(False)
+
+    def ens_holds(env_enc: Encoder) -> Z:
+        return conj(*[env_enc.encode(o.expr).holds for o in cl.ensures])
+
+    try:
+        all_ens = ens_holds(enc)
+    except Unsupported as exc:
+        ctx.unknown(f"{subject} realizability", cl.ensures, f"cannot encode: {exc}")
+        return None
+
+    # Find an input at which no result works.
+    s_vars = sc.variables(False)
+    q = Question(
+        f"{subject} realizability",
+        [],
+        [*inputs_bg, *valid, no_raise],
+        s_vars,
+        ctx.options.rlimit,
+        ctx.options.timeout_ms,
+    )
+    pins = [p for p in (_pinned(o) for o in cl.ensures) if p is not None]
+    if sc.result is None:
+        ans = q.check(extra=[z3.Not(all_ens)])
+    elif pins:
+        try:
+            pin = enc.encode(pins[0])
+            pinned = z3.Implies(pin.defined, sc.result.value == coerce(pin, sc.result.ty))
+        except Unsupported as exc:
+            ctx.unknown(q.name, cl.ensures, f"cannot encode: {exc}")
+            return None
+        ans = q.check(
+            extra=[intrinsic_domain(sc.result.value, sc.result.ty), pinned, z3.Not(all_ens)]
+        )
+    else:
+        r = sc.result.value
+        body = z3.Implies(intrinsic_domain(r, sc.result.ty), z3.Not(all_ens))
+        ans = q.check(extra=[z3.ForAll([r], body)])
+    if ans.verdict == "unknown":
+        ctx.unknown(q.name, cl.ensures, ans.reason)
+        return None
+    if ans.verdict == "sat":
+        try:
+            bad_input = q.values(ans.model)
+        except Unsupported as exc:
+            ctx.unknown(q.name, cl.ensures, str(exc))
+            return None
+        _unrealizable(ctx, cl, bad_input)
+        return None
+    return _witness(ctx, cl, sc, enc, no_raise, pre, all_ens)
+
+
+def _unrealizable(ctx: _Ctx, cl: _Clauses, bad_input: dict[str, Value]) -> None:
+    owner = cl.owner
+    from derivative.solver._encode import literal
+
+    inputs = {n: Term(literal(bad_input[n], t), _TRUE, t) for n, t, _ in owner.params}
+    result = var("result", owner.returns)
+    scope = _Scope(inputs, result)
+    enc = ctx.encoder(scope.env)
+    q = ctx.question(
+        f"{owner.name} at {_values_text(bad_input)}",
+        cl.ensures,
+        lambda ob: enc.encode(ob.expr).holds,
+        scope.background(),
+        {"result": (result.value, result.ty)},
+    )
+    ans = q.check()
+    if ans.verdict != "unsat":
+        ctx.unknown(
+            q.name,
+            cl.ensures,
+            ans.reason
+            if ans.verdict == "unknown"
+            else "the solver found the input unrealizable but not the ensures at it "
+            "(inconsistent answers)",
+        )
+        return
+    # An input must be a valid call the implementation can actually receive.
+    ev = ctx.evaluator
+    if any(ev.holds(o.expr, bad_input) is not True for o in cl.requires) or any(
+        ev.holds(o.expr, bad_input) is True for o in cl.raises
+    ):
+        ctx.unknown(
+            q.name, cl.ensures, "the evaluator rejects the solver's input (an encoding bug)"
+        )
+        return
+    if owner.from_params:
+        core = q.minimal_core()
+        used = (
+            set().union(*(free_names(o.expr) for o in cl.requires + cl.raises))
+            if (cl.requires or cl.raises)
+            else set()
+        )
+        if core is not None:
+            used |= set().union(*(m.names for m in core.members)) if core.members else set()
+        if used & set(owner.from_params):
+            ctx.unknown(
+                q.name,
+                cl.ensures,
+                f"the conflict depends on the value of {', '.join(owner.from_params)}, which only "
+                "earlier operations supply; check does not decide which values they return",
+            )
+            return
+
+    def explain(r: CoreResult) -> str:
+        named = [_named(m.ob) for m in r.members]
+        if len(named) == 1 and _undefined_only(
+            q, r.members[0], lambda ob: enc.encode(ob.expr).defined
+        ):
+            return (
+                f"At the input {_values_text(bad_input)}, which satisfies every requires clause "
+                f"and no raises condition of {owner.name}, {named[0]} is undefined whatever "
+                "the result."
+            )
+        return (
+            f"At the input {_values_text(bad_input)}, which satisfies every requires clause and no "
+            f"raises condition of {owner.name}, no result satisfies {_series(named)}."
+        )
+
+    _add_cores(
+        ctx, q, "unrealizable", owner.name, explain, witness_input=bad_input, variables=["result"]
+    )
+
+
+def _witness(
+    ctx: _Ctx,
+    cl: _Clauses,
+    sc: _Scope,
+    enc: Encoder,
+    no_raise: Z,
+    pre: Question,
+    all_ens: Z,
+) -> CallWitness | None:
+    """An input and result for the feasible witness, re-checked with the evaluator."""
+    owner = cl.owner
+    subject = owner.name
+
+    def build(ob: Obligation) -> Z:
+        # A normal return needs every raises condition false (the certificate's `not C`).
+        h = enc.encode(ob.expr).holds
+        return z3.Not(h) if ob.kind == "raises" else h
+
+    behaviour = ctx.question(
+        f"{subject} witness",
+        [*cl.requires, *cl.raises, *cl.ensures],
+        build,
+        sc.background(),
+        sc.variables(),
+    )
+    ans = behaviour.check()
+    raised: str | None = None
+    if ans.verdict == "unsat":
+        # Every valid input raises: the witness is an input and the exception it raises.
+        ans = pre.check()
+        raised_ob = None
+        if ans.verdict == "sat":
+            values = pre.values(ans.model)
+            raised_ob = next(
+                (r for r in cl.raises if ctx.evaluator.holds(r.expr, values) is True), None
+            )
+        if raised_ob is None:
+            ctx.unknown(f"{subject} witness", cl.ensures, "no witness input could be built")
+            return None
+        raised = raised_ob.exception
+        return CallWitness(values, None, raised)
+    if ans.verdict != "sat" or behaviour.unencodable:
+        why = (
+            ans.reason
+            if ans.verdict == "unknown"
+            else (behaviour.unencodable[0][1] if behaviour.unencodable else "no witness")
+        )
+        ctx.unknown(f"{subject} witness", cl.ensures, why)
+        return None
+    try:
+        values = behaviour.values(ans.model)
+    except Unsupported as exc:
+        ctx.unknown(f"{subject} witness", cl.ensures, str(exc))
+        return None
+    inputs = {n: values[n] for n, _, _ in owner.params}
+    ev = ctx.evaluator
+    env: dict[str, object] = dict(inputs)
+    if sc.result is not None:
+        env["result"] = values["result"]
+    bad = [o for o in cl.requires + cl.ensures if ev.holds(o.expr, env) is not True]
+    bad += [o for o in cl.raises if ev.holds(o.expr, env) is True]
+    if bad:
+        ctx.unknown(
+            f"{subject} witness",
+            bad,
+            "the evaluator rejects the solver's witness (an encoding bug)",
+        )
+        return None
+    # ensures-level warnings: antecedents that can never be true for a valid, normal call
+    _vacuity(
+        ctx,
+        behaviour,
+        [o for o in cl.ensures if not _is_type_ob(o)],
+        lambda ob: _antecedents(ob.expr),
+        lambda e: enc.encode(e).holds,
+    )
+    if ctx.options.redundancy:
+        _redundancy(
+            ctx,
+            behaviour,
+            [m for m in behaviour.members if m.ob.kind == "ensures" and not _is_type_ob(m.ob)],
+        )
+    return CallWitness(inputs, values.get("result") if sc.result is not None else None, raised)

@@ -1,0 +1,337 @@
+"""Renderers of a ``CheckResult``: the text report, ``derivative.check/v1`` JSON, SARIF 2.1.0.
+
+The text report is for the requirement author: every obligation is named by id,
+``file:line``, its quoted text and ``source`` tag, and its expression, and each
+conflict says in plain words why it conflicts.  The JSON document is exactly the
+one of CERTIFICATES.md §3 (more fields may be added, none renamed).  SARIF gives each
+core member, warning and unknown a location at its ``file:line`` so that code hosts
+can annotate the spec.
+
+Values are JSON-safe by the rules every derivative document follows: integers,
+strings and booleans as themselves, dates ``"YYYY-MM-DD"``, reals as exact decimal
+strings (``"p/q"`` where no finite decimal exists), enum members by name, lists as
+arrays.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from derivative._ast import Obligation
+from derivative._printer import to_source
+from derivative._values import EnumValue, Value
+from derivative.solver._result import CallWitness, CheckResult, Core, Finding
+
+CHECK_FORMAT = "derivative.check/v1"
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+TOOL_URI = "https://pypi.org/project/derivative/"
+
+
+# --------------------------------------------------------------------------- values
+
+
+def real_text(q: Fraction) -> str:
+    """An exact decimal (``"0.25"``, ``"-3"``) or, where none exists, ``"p/q"``."""
+    sign = "-" if q < 0 else ""
+    a = abs(q)
+    d, k = a.denominator, a.denominator
+    twos = fives = 0
+    while k % 2 == 0:
+        k //= 2
+        twos += 1
+    while k % 5 == 0:
+        k //= 5
+        fives += 1
+    if k != 1:
+        return f"{sign}{a.numerator}/{d}"
+    places = max(twos, fives)
+    if places == 0:
+        return f"{sign}{a.numerator}"
+    digits = str(a.numerator * 10**places // d).rjust(places + 1, "0")
+    return f"{sign}{digits[:-places]}.{digits[-places:]}"
+
+
+def value_json(v: object) -> Any:
+    """A runtime value as JSON (CERTIFICATES.md §3)."""
+    if isinstance(v, bool | int | str) or v is None:
+        return v
+    if isinstance(v, Fraction):
+        return real_text(v)
+    if isinstance(v, float):
+        return real_text(Fraction(v))
+    if isinstance(v, _dt.date):
+        return v.isoformat()
+    if isinstance(v, EnumValue):
+        return v.member
+    if isinstance(v, tuple | list):
+        return [value_json(x) for x in v]
+    raise TypeError(f"not a value: {v!r}")
+
+
+def value_text(v: object) -> str:
+    """A value as the language writes it (for messages)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        from derivative._printer import quote
+
+        return quote(v)
+    if isinstance(v, Fraction):
+        return real_text(v)
+    if isinstance(v, _dt.date):
+        return f'date("{v.isoformat()}")'
+    if isinstance(v, EnumValue):
+        return str(v)
+    if isinstance(v, tuple | list):
+        return "[" + ", ".join(value_text(x) for x in v) + "]"
+    return str(v)
+
+
+def _values(m: Mapping[str, Value] | None) -> dict[str, Any] | None:
+    return None if m is None else {k: value_json(v) for k, v in m.items()}
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def clause_text(ob: Obligation) -> str:
+    """The obligation as written in the language (``raises E when C`` for raises)."""
+    if ob.kind == "raises":
+        return f"raises {ob.exception} when {to_source(ob.expr)}"
+    if ob.kind == "example" and ob.exception is not None:
+        return f"{to_source(ob.expr)} raises {ob.exception}"
+    return to_source(ob.expr)
+
+
+def _member_json(ob: Obligation) -> dict[str, Any]:
+    return {
+        "id": ob.id,
+        "kind": ob.kind,
+        "owner": ob.owner,
+        "file": ob.file,
+        "line": ob.line,
+        "text": ob.text,
+        "tags": dict(ob.tags),
+        "expr": clause_text(ob),
+    }
+
+
+def _call_json(cw: CallWitness) -> dict[str, Any]:
+    out: dict[str, Any] = {"input": _values(cw.input), "result": value_json(cw.result)}
+    if cw.raises is not None:
+        out["raises"] = cw.raises
+    return out
+
+
+def _core_json(core: Core) -> dict[str, Any]:
+    return {
+        "ids": list(core.ids),
+        "explanation": core.explanation,
+        "kind": core.kind,
+        "subject": core.subject,
+        "members": [_member_json(m) for m in core.members],
+        "witness_input": _values(core.witness_input),
+        "minimal": core.minimal,
+    }
+
+
+def _warning_json(w: Finding) -> dict[str, Any]:
+    return {
+        "kind": w.kind,
+        "ids": list(w.ids),
+        "message": w.message,
+        "input": _values(w.input),
+    }
+
+
+def render_json(result: CheckResult) -> dict[str, Any]:
+    """The ``derivative.check/v1`` document (CERTIFICATES.md §3)."""
+    witness = None
+    if result.witness is not None:
+        w = result.witness
+        witness = {
+            "params": _values(w.params),
+            "functions": {k: _call_json(v) for k, v in w.functions.items()},
+            "systems": {
+                s: {op: _call_json(cw) for op, cw in ops.items()} for s, ops in w.systems.items()
+            },
+        }
+    certificate = result.certificate
+    if certificate is not None and hasattr(certificate, "to_json"):
+        certificate = certificate.to_json()
+    return {
+        "format": CHECK_FORMAT,
+        "status": result.status,
+        "witness": witness,
+        "certificate": certificate,
+        "cores": [_core_json(c) for c in result.cores],
+        "corrections": [{"ids": list(c.ids), "subject": c.subject} for c in result.corrections],
+        "warnings": [_warning_json(w) for w in result.warnings],
+        "unknowns": [
+            {"question": u.question, "ids": list(u.ids), "reason": u.reason}
+            for u in result.unknowns
+        ],
+        "reason": result.reason,
+    }
+
+
+# --------------------------------------------------------------------------- text
+
+
+def _where(ob: Obligation) -> str:
+    return f"{ob.file}:{ob.line}" if ob.file else f"line {ob.line}"
+
+
+def _describe(ob: Obligation, indent: str = "    ") -> list[str]:
+    head = f"{indent}{ob.id}  {_where(ob)}"
+    source = ob.tags.get("source")
+    if source:
+        head += f"  [source: {source}]"
+    if ob.text:
+        head += f'  "{ob.text}"'
+    return [head, f"{indent}    {clause_text(ob)}"]
+
+
+def _inputs(values: Mapping[str, Value]) -> str:
+    return ", ".join(f"{k} = {value_text(v)}" for k, v in values.items()) or "(no parameters)"
+
+
+def render_text(result: CheckResult) -> str:
+    """The human report (ends with a newline)."""
+    lines: list[str] = [f"status: {result.status}", f"reason: {result.reason}"]
+    if result.cores:
+        lines.append("")
+        lines.append("conflicts (minimal: dropping any one member removes the conflict):")
+        for i, core in enumerate(result.cores, 1):
+            label = core.kind.replace("_", " ")
+            lines.append(f"  {i}. {label} in {core.subject}")
+            if core.witness_input is not None:
+                lines.append(f"     at input: {_inputs(core.witness_input)}")
+            for m in core.members:
+                lines.extend(_describe(m, "     "))
+            lines.append(f"     why: {core.explanation}")
+            if not core.minimal:
+                lines.append("     note: Z3 could not confirm this core is the smallest one")
+    if result.corrections:
+        lines.append("")
+        lines.append("to restore consistency, relax one of these sets:")
+        for c in result.corrections:
+            lines.append(f"  - {' + '.join(c.ids)}  ({c.subject})")
+    if result.witness is not None:
+        w = result.witness
+        lines.append("")
+        lines.append("witness:")
+        if w.params:
+            lines.append(f"  params: {_inputs(w.params)}")
+        for name, cw in w.functions.items():
+            lines.append(_call_line(name, cw))
+        for system, ops in w.systems.items():
+            for op, cw in ops.items():
+                lines.append(_call_line(f"{system}.{op}", cw))
+    if result.unknowns:
+        lines.append("")
+        lines.append("undecided questions (never reported as feasible or infeasible):")
+        for u in result.unknowns:
+            ids = f" [{', '.join(u.ids)}]" if u.ids else ""
+            lines.append(f"  - {u.question}{ids}: {u.reason}")
+    if result.warnings:
+        lines.append("")
+        lines.append("warnings:")
+        for w_ in result.warnings:
+            lines.append(f"  {w_.kind}: {w_.message}")
+            for m in w_.members:
+                lines.extend(_describe(m, "      "))
+    return "\n".join(lines) + "\n"
+
+
+def _call_line(name: str, cw: CallWitness) -> str:
+    if cw.raises is not None:
+        return f"  {name}({_inputs(cw.input)}) raises {cw.raises}"
+    shown = "(returns nothing)" if cw.result is None else value_text(cw.result)
+    return f"  {name}({_inputs(cw.input)}) -> {shown}"
+
+
+# --------------------------------------------------------------------------- SARIF
+
+_RULES: dict[str, str] = {
+    "inconsistent_requirements": "The global requirements have no common solution.",
+    "unsatisfiable_precondition": "A function's requires clauses can never hold together.",
+    "contradicting_example": "An example contradicts the clauses of its function.",
+    "unrealizable": "A valid input exists at which no result satisfies the ensures clauses.",
+    "vacuous": "A condition can never be true.",
+    "latent_conflict": "A condition is impossible only because consequences collide.",
+    "ambiguous_raises": "Several raises clauses with different exceptions hold at one input.",
+    "redundant": "An obligation is implied by the others.",
+    "unused_param": "A param is declared but never constrained.",
+    "unknown": "The solver could not decide a question.",
+}
+
+
+def _location(ob: Obligation, message: str | None = None) -> dict[str, Any]:
+    loc: dict[str, Any] = {
+        "physicalLocation": {
+            "artifactLocation": {"uri": ob.file.replace("\\", "/")},
+            "region": {"startLine": max(ob.line, 1), "startColumn": max(ob.column, 1)},
+        }
+    }
+    if message:
+        loc["message"] = {"text": message}
+    return loc
+
+
+def _sarif_result(
+    rule: str, level: str, message: str, members: Sequence[Obligation]
+) -> dict[str, Any]:
+    located = [m for m in members if m.file]
+    out: dict[str, Any] = {
+        "ruleId": rule,
+        "level": level,
+        "message": {"text": message},
+        "locations": [_location(m, f"{m.id}: {clause_text(m)}") for m in located],
+    }
+    if len(located) > 1:
+        out["relatedLocations"] = [
+            {"id": i, **_location(m, f"{m.id}: {clause_text(m)}")} for i, m in enumerate(located)
+        ]
+    return out
+
+
+def render_sarif(result: CheckResult, strict: bool = False) -> dict[str, Any]:
+    """A SARIF 2.1.0 log: one result per core, warning and unknown question."""
+    by_id = {o.id: o for o in result.obligations}
+    results: list[dict[str, Any]] = []
+    for core in result.cores:
+        results.append(_sarif_result(core.kind, "error", core.explanation, core.members))
+    for w in result.warnings:
+        level = (
+            "error" if strict and w.kind in ("latent_conflict", "ambiguous_raises") else "warning"
+        )
+        results.append(_sarif_result(w.kind, level, w.message, w.members))
+    for u in result.unknowns:
+        members = [by_id[i] for i in u.ids if i in by_id]
+        results.append(_sarif_result("unknown", "note", f"{u.question}: {u.reason}", members))
+    from derivative import __version__
+
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "derivative",
+                        "version": __version__,
+                        "informationUri": TOOL_URI,
+                        "rules": [
+                            {"id": k, "shortDescription": {"text": v}} for k, v in _RULES.items()
+                        ],
+                    }
+                },
+                "results": results,
+                "properties": {"status": result.status, "reason": result.reason},
+            }
+        ],
+    }

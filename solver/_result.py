@@ -1,0 +1,160 @@
+"""What ``check`` answers: plain immutable records, rendered by ``_report``.
+
+``status`` is one of three words and never a guess (LANGUAGE.md §6): ``feasible``
+(with a witness), ``infeasible_proven`` (with at least one minimal core, the first
+of which a certificate is built from) or ``unknown`` (with the solver's reason for
+every question it could not decide).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from derivative._ast import Obligation
+from derivative._values import Value
+
+Status: TypeAlias = Literal["feasible", "infeasible_proven", "unknown"]
+Kind: TypeAlias = Literal[
+    "inconsistent_requirements",
+    "unsatisfiable_precondition",
+    "contradicting_example",
+    "unrealizable",
+]
+WarningKind: TypeAlias = Literal[
+    "vacuous", "latent_conflict", "ambiguous_raises", "redundant", "unused_param"
+]
+
+KIND_ORDER: tuple[Kind, ...] = (
+    "inconsistent_requirements",
+    "unsatisfiable_precondition",
+    "contradicting_example",
+    "unrealizable",
+)
+"""The order in which the kinds are looked for; the first one found is certified."""
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """How hard to try.  ``rlimit`` (Z3's deterministic resource limit, per solver call)
+    decides; ``timeout`` (seconds per call) is only a safety net on a stuck machine."""
+
+    rlimit: int = 20_000_000
+    timeout: float = 60.0
+    all_cores: bool = False
+    redundancy: bool = False
+    max_cores: int = 64
+    """``--all-cores``: at most this many cores per independent component."""
+    enumeration_seconds: float = 60.0
+    """``--all-cores``: wall-clock budget of the enumeration of one component."""
+
+    @property
+    def timeout_ms(self) -> int:
+        return max(1, int(self.timeout * 1000))
+
+
+@dataclass(frozen=True)
+class Core:
+    """A minimal set of obligations that cannot hold together.
+
+    ``minimality`` gives, for each member, a model under which every *other* member
+    holds (name → value; ``result`` for the result): dropping any one member leaves
+    the rest satisfiable, and anyone can check that by plain evaluation.
+    ``minimal`` is false only if Z3 could not decide one of the deletion steps (the
+    core is then still a proven conflict, just possibly not the smallest).
+    """
+
+    kind: Kind
+    subject: str
+    """``requirements``, a function or ``System.op``, or an example's id."""
+    members: tuple[Obligation, ...]
+    explanation: str
+    witness_input: Mapping[str, Value] | None = None
+    minimality: tuple[tuple[str, Mapping[str, Value]], ...] = ()
+    minimal: bool = True
+    rechecked: bool = True
+    """Re-checked unsatisfiable in a fresh solver (never trusting the first answer)."""
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(m.id for m in self.members)
+
+
+@dataclass(frozen=True)
+class Correction:
+    """Relaxing (dropping) these obligations restores consistency: a minimal correction set."""
+
+    subject: str
+    members: tuple[Obligation, ...]
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(m.id for m in self.members)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A warning: not a failure (``--strict`` turns latent conflicts and ambiguity into one)."""
+
+    kind: WarningKind
+    members: tuple[Obligation, ...]
+    message: str
+    input: Mapping[str, Value] | None = None
+    names: tuple[str, ...] = ()
+    """For ``unused_param``: the parameter (it has no obligation to name)."""
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(m.id for m in self.members) + self.names
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A question the solver could not decide, and its reason."""
+
+    question: str
+    ids: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
+class CallWitness:
+    """An input satisfying a function's requires and a result satisfying its clauses.
+
+    ``raises`` names the exception when every valid input must raise (then there is
+    no result).
+    """
+
+    input: Mapping[str, Value]
+    result: Value | None
+    raises: str | None = None
+
+
+@dataclass(frozen=True)
+class Witness:
+    params: Mapping[str, Value]
+    functions: Mapping[str, CallWitness]
+    systems: Mapping[str, Mapping[str, CallWitness]]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The whole answer of ``check`` for one requirement set."""
+
+    status: Status
+    reason: str
+    witness: Witness | None = None
+    cores: tuple[Core, ...] = ()
+    corrections: tuple[Correction, ...] = ()
+    warnings: tuple[Finding, ...] = ()
+    unknowns: tuple[Unknown, ...] = ()
+    certificate: Any = None
+    """The certificate model (``derivative.certificates``) for the first core, if built."""
+    obligations: tuple[Obligation, ...] = field(default=(), repr=False)
+    """Every obligation checked, the synthetic type obligations included."""
+
+    @property
+    def strict_findings(self) -> tuple[Finding, ...]:
+        """Warnings that ``--strict`` makes fail (exit 1)."""
+        return tuple(w for w in self.warnings if w.kind in ("latent_conflict", "ambiguous_raises"))

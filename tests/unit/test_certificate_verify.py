@@ -1,0 +1,523 @@
+"""Certificates built from real cores, checked by the independent verifier, and tampered with.
+
+The cores are written by hand (we know which obligations of these specs conflict),
+so these tests do not depend on the solver package.  Every certificate is built
+once per module (building runs z3 and cvc5 in fresh processes).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from derivative._ast import Contract, Obligation
+from derivative._typecheck import TypeInfo, check
+from derivative._values import EnumValue
+from derivative.certificates import (
+    Certificate,
+    CertificateError,
+    build_certificate,
+    range_obligation,
+    verify,
+)
+from derivative.certificates import _verify as verify_module
+from derivative.certificates._model import payload_sha256
+from derivative.certificates._reading import read_core
+from derivative.certificates._smtlib import encode_script
+from derivative.certificates._solvers import SolverRun
+from derivative.grammar import load
+
+SPEC = """\
+spec lockout version 2
+"Lockout rules for the account service."
+
+enum Mode { strict, lenient }
+
+const MIN_TRIES: int = 3
+
+param max_attempts: int
+param lockout_minutes: int in 0..1440
+param mode: Mode
+
+requirement R1 [source: security] "at least three tries": max_attempts >= MIN_TRIES
+requirement R2 [source: ux]: max_attempts shall be at most 2
+requirement R3: lockout_minutes shall be at least 2000
+requirement R4: when mode == Mode.strict, lockout_minutes >= 10
+
+function clamp(x: int in 0..100, label: str) -> int in 0..10
+    requires P1: x >= 0
+    raises ValueError when len(label) == 0
+    ensures S1 "doubles": result == 2 * x
+    ensures S2: result <= 10
+    example X2: clamp(4, "a") == 7
+    example X4: clamp(5, "b") raises ValueError
+
+function code(s: str) -> bool
+    requires C0: len(s) <= 8
+    requires C1: matches(s, "[a-z]+")
+    requires C2: startswith(s, "9")
+
+function pick(m: Mode) -> Mode
+    ensures K1: result != m
+    ensures K2: result == Mode.strict
+"""
+
+
+@pytest.fixture(scope="module")
+def spec_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("spec") / "lockout.req"
+    path.write_text(SPEC, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def loaded(spec_file: Path) -> tuple[Contract, TypeInfo]:
+    contract = load([str(spec_file)])
+    return contract, check(contract)
+
+
+def _ob(loaded: tuple[Contract, TypeInfo], ident: str) -> Obligation:
+    return next(o for o in loaded[0].obligations if o.id == ident)
+
+
+@pytest.fixture(scope="module")
+def certs(loaded: tuple[Contract, TypeInfo]) -> dict[str, Certificate]:
+    contract, info = loaded
+    ob = {o.id: o for o in contract.obligations}
+    lockout_range = range_obligation(
+        "lockout_minutes", info.param_types["lockout_minutes"], file="lockout.req", line=9
+    )
+    assert lockout_range is not None
+    return {
+        "requirements": build_certificate(
+            contract, info, "inconsistent_requirements", [ob["R1"], ob["R2"]], None,
+            {"R1": {"max_attempts": 0}, "R2": {"max_attempts": 3}},
+        ),
+        "range": build_certificate(
+            contract, info, "inconsistent_requirements", [lockout_range, ob["R3"]], None,
+            {lockout_range.id: {"lockout_minutes": 2000}, "R3": {"lockout_minutes": 0}},
+        ),
+        "precondition": build_certificate(
+            contract, info, "unsatisfiable_precondition", [ob["C1"], ob["C2"]], None,
+            {"C1": {"s": "9"}, "C2": {"s": "ab"}},
+        ),
+        "unrealizable": build_certificate(
+            contract, info, "unrealizable", [ob["S1"], ob["S2"]], {"x": 6, "label": "a"},
+            {"S1": {"result": 0}, "S2": {"result": 12}},
+        ),
+        "example": build_certificate(
+            contract, info, "contradicting_example", [ob["X2"], ob["S1"]],
+            {"x": 4, "label": "a"}, {"X2": {"result": 8}, "S1": {"result": 7}},
+        ),
+        "raises_example": build_certificate(
+            contract, info, "contradicting_example", [ob["X4"]], {"x": 5, "label": "b"},
+            {"X4": {}},
+        ),
+        "enum": build_certificate(
+            contract, info, "unrealizable", [ob["K1"], ob["K2"]],
+            {"m": EnumValue("Mode", "strict")},
+            {"K1": {"result": EnumValue("Mode", "strict")},
+             "K2": {"result": EnumValue("Mode", "lenient")}},
+        ),
+    }  # fmt: skip
+
+
+def _doc(cert: Certificate) -> dict[str, Any]:
+    return copy.deepcopy(cert.to_json())
+
+
+def _rehash(doc: dict[str, Any]) -> dict[str, Any]:
+    doc["sha256"] = payload_sha256(doc)
+    return doc
+
+
+def _reencode(doc: dict[str, Any]) -> dict[str, Any]:
+    """Make the script agree with (tampered) core expressions, as a careful forger would."""
+    reading = read_core(
+        doc["kind"],
+        Certificate.model_validate({**doc, "sha256": "0" * 64}).declarations,
+        [(c["id"], c["expr"]) for c in doc["core"]],
+        doc["witness_input"],
+    )
+    doc["smtlib"] = encode_script(list(zip(reading.ids, reading.exprs, strict=True)), reading.scope())
+    return doc
+
+
+def _rejected(result: verify_module.VerifyResult, *fragments: str) -> None:
+    assert not result.valid
+    text = " | ".join(result.reasons)
+    for fragment in fragments:
+        assert fragment in text, text
+
+
+# --------------------------------------------------------------------------- genuine ones
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["requirements", "range", "precondition", "unrealizable", "example", "raises_example", "enum"],
+)
+def test_genuine_certificates_are_valid_with_and_without_the_spec(
+    certs: dict[str, Certificate], spec_file: Path, name: str
+) -> None:
+    cert = certs[name]
+    alone = verify(cert.to_json())
+    assert alone.valid, alone.reasons
+    assert [c.result for c in alone.checks] == ["unsat", "unsat"]
+    with_spec = verify(cert.to_json(), [str(spec_file)], solvers=())
+    if cert.farkas is None:
+        # no solver and no Farkas rows: the only reason must be the missing confirmation
+        assert with_spec.reasons == [
+            "no solver confirmed that the script is unsatisfiable and there is no valid "
+            "Farkas certificate"
+        ]
+    else:
+        assert with_spec.valid, with_spec.reasons
+
+
+def test_what_a_certificate_says(certs: dict[str, Certificate]) -> None:
+    cert = certs["requirements"]
+    assert cert.format == "derivative.certificate/v1"
+    assert cert.status == "infeasible_proven"
+    assert [(c.id, c.expr, c.line) for c in cert.core] == [
+        ("R1", "max_attempts >= MIN_TRIES", 12),
+        ("R2", "max_attempts <= 2", 13),
+    ]
+    assert cert.core[0].text == "at least three tries"
+    assert cert.core[0].tags == {"source": "security"}
+    assert [d.model_dump() for d in cert.declarations] == [
+        {"kind": "const", "name": "MIN_TRIES", "type": "int", "value": 3},
+        {"kind": "param", "name": "max_attempts", "type": "int"},
+    ]
+    assert cert.witness_input is None
+    assert cert.explanation.startswith(
+        'R1 "at least three tries" (max_attempts >= MIN_TRIES) and R2 (max_attempts <= 2) '
+        "cannot both hold"
+    )
+    assert "(assert (! (>= max_attempts MIN_TRIES) :named |R1|))" in cert.smtlib
+    assert cert.smtlib.endswith("(check-sat)\n")
+    assert cert.farkas is not None
+    assert [(f.id, f.row.coefficients, f.row.bound, f.multiplier) for f in cert.farkas] == [
+        ("R1", {"max_attempts": "-1/1"}, "-3/1", "1/1"),
+        ("R2", {"max_attempts": "1/1"}, "2/1", "1/1"),
+    ]
+    assert [c.solver for c in cert.checks] == ["z3", "cvc5"]
+    assert cert.proof is not None and cert.proof.format == "alethe"
+    assert cert.sha256 == payload_sha256(cert.to_json())
+
+
+def test_function_certificates_fix_the_witness_and_declare_result(
+    certs: dict[str, Certificate],
+) -> None:
+    cert = certs["example"]
+    assert cert.witness_input == {"x": 4, "label": "a"}
+    assert '(define-fun label () String "a")' in cert.smtlib
+    assert "(define-fun x () Int 4)" in cert.smtlib
+    assert "(declare-fun result () Int)" in cert.smtlib
+    assert "(assert (! (= result 7) :named |X2|))" in cert.smtlib
+    assert cert.declarations[-1].model_dump() == {
+        "kind": "function",
+        "name": "clamp",
+        "params": [{"name": "x", "type": "int in 0..100"}, {"name": "label", "type": "str"}],
+        "returns": "int in 0..10",
+    }
+    assert "the example X2" in cert.explanation
+    raises = certs["raises_example"]
+    assert [c.expr for c in raises.core] == ["len(label) == 0"]
+    assert raises.farkas is None
+    assert certs["range"].core[0].id == "lockout_minutes.range"
+    assert certs["range"].core[0].expr == "0 <= lockout_minutes <= 1440"
+    assert certs["precondition"].farkas is None
+    assert certs["enum"].declarations[0].model_dump() == {
+        "kind": "enum", "name": "Mode", "members": ["strict", "lenient"]
+    }  # fmt: skip
+
+
+def test_a_farkas_certificate_is_valid_without_any_solver(certs: dict[str, Certificate]) -> None:
+    result = verify(certs["unrealizable"].to_json(), solvers=())
+    assert result.valid, result.reasons
+    assert result.farkas_checked
+    assert result.checks == []
+
+
+def test_missing_solvers_are_reported_not_skipped(
+    certs: dict[str, Certificate], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fake(script: str, solvers: object, **kw: object) -> list[SolverRun]:
+        return [SolverRun("z3", "5.4.1", "unsat"), SolverRun("cvc5", None, "missing")]
+
+    monkeypatch.setattr(verify_module, "run_solvers", fake)
+    result = verify(certs["precondition"].to_json())
+    assert result.valid
+    assert any("cvc5 is not installed" in n for n in result.notes)
+
+    def none(script: str, solvers: object, **kw: object) -> list[SolverRun]:
+        return [SolverRun("z3", None, "missing"), SolverRun("cvc5", None, "missing")]
+
+    monkeypatch.setattr(verify_module, "run_solvers", none)
+    _rejected(verify(certs["precondition"].to_json()), "no solver confirmed")
+    assert verify(certs["requirements"].to_json()).valid  # Farkas rows suffice
+
+
+def test_a_solver_that_finds_a_model_rejects(
+    certs: dict[str, Certificate], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def sat(script: str, solvers: object, **kw: object) -> list[SolverRun]:
+        return [SolverRun("z3", "5.4.1", "unsat"), SolverRun("cvc5", "1.4.2", "sat")]
+
+    monkeypatch.setattr(verify_module, "run_solvers", sat)
+    _rejected(verify(certs["requirements"].to_json()), "cvc5 1.4.2 says sat")
+
+
+# --------------------------------------------------------------------------- tampering
+
+
+def test_edited_hash(certs: dict[str, Certificate]) -> None:
+    doc = _doc(certs["requirements"])
+    doc["sha256"] = "0" * 64
+    _rejected(verify(doc, solvers=()), "sha256 is not the hash")
+
+
+def test_any_edit_without_rehashing_breaks_the_hash(certs: dict[str, Certificate]) -> None:
+    doc = _doc(certs["requirements"])
+    doc["created_at"] = "2000-01-01T00:00:00Z"
+    _rejected(verify(doc, solvers=()), "sha256 is not the hash")
+    doc = _doc(certs["requirements"])
+    doc["core"][0]["text"] = "at least two tries"
+    _rejected(verify(doc, solvers=()), "sha256 is not the hash")
+
+
+def test_dropped_core_member(certs: dict[str, Certificate]) -> None:
+    # A careful forger: drop R2 everywhere, re-encode, rehash.  The rest is satisfiable.
+    doc = _doc(certs["requirements"])
+    doc["core"] = doc["core"][:1]
+    doc["minimality"] = doc["minimality"][:1]
+    doc["farkas"] = [f for f in doc["farkas"] if f["id"] == "R1"]
+    _rehash(_reencode(doc))
+    result = verify(doc)
+    _rejected(result, "z3 5.4.1 says sat", "cvc5 1.4.2 says sat", "farkas:")
+    # Careless: only the core entry is gone.
+    doc = _rehash(_doc(certs["requirements"]))
+    doc["core"] = doc["core"][:1]
+    _rejected(verify(_rehash(doc), solvers=()), "smtlib script is not the encoding", "minimality")
+
+
+def test_extra_core_member(certs: dict[str, Certificate]) -> None:
+    doc = _doc(certs["requirements"])
+    doc["core"].append({"id": "R9", "file": "x.req", "line": 1, "text": None, "tags": {},
+                        "expr": "max_attempts >= 0"})  # fmt: skip
+    _rejected(verify(_rehash(doc), solvers=()), "smtlib script is not the encoding")
+    doc["minimality"].append({"without": "R9", "model": {"max_attempts": 0}})
+    _rehash(_reencode(doc))
+    # the new member is not needed: its "without" model cannot satisfy R1 and R2
+    _rejected(verify(doc, solvers=()), "minimality without R9: R1 does not hold")
+
+
+def test_edited_model(certs: dict[str, Certificate]) -> None:
+    doc = _doc(certs["requirements"])
+    doc["minimality"][0]["model"]["max_attempts"] = 7  # R2 fails there
+    _rejected(verify(_rehash(doc), solvers=()), "minimality without R1: R2 does not hold")
+    doc = _doc(certs["unrealizable"])
+    doc["minimality"][1]["model"] = {}
+    _rejected(verify(_rehash(doc), solvers=()), "minimality without S2: no value for result")
+    doc = _doc(certs["unrealizable"])
+    doc["minimality"][1]["model"]["result"] = "12"
+    _rejected(verify(_rehash(doc), solvers=()), "minimality without S2: result:")
+    doc = _doc(certs["requirements"])
+    doc["minimality"][1]["without"] = "R1"
+    _rejected(verify(_rehash(doc), solvers=()), "member R1 has 2 models", "member R2 has 0")
+
+
+def test_edited_row(certs: dict[str, Certificate]) -> None:
+    doc = _doc(certs["requirements"])
+    doc["farkas"][1]["row"]["bound"] = "5/1"
+    _rejected(verify(_rehash(doc), solvers=()), "farkas row 2 (R2) is not the row derived")
+    doc = _doc(certs["requirements"])
+    doc["farkas"][0]["row"]["coefficients"] = {"max_attempts": "-2/1"}
+    _rejected(verify(_rehash(doc), solvers=()), "farkas row 1 (R1) is not the row derived")
+    doc = _doc(certs["requirements"])
+    doc["farkas"] = doc["farkas"][:1]
+    _rejected(verify(_rehash(doc), solvers=()), "the core gives 2 rows")
+
+
+def test_edited_multiplier(certs: dict[str, Certificate]) -> None:
+    doc = _doc(certs["requirements"])
+    doc["farkas"][0]["multiplier"] = "2/1"
+    _rejected(verify(_rehash(doc), solvers=()), "farkas: the weighted rows do not cancel")
+    doc = _doc(certs["unrealizable"])
+    for entry in doc["farkas"]:
+        entry["multiplier"] = "0/1"
+    _rejected(verify(_rehash(doc), solvers=()), "which is no contradiction")
+    doc = _doc(certs["requirements"])
+    doc["farkas"][0]["multiplier"] = "-1/1"
+    _rejected(verify(_rehash(doc), solvers=()), "negative")
+    doc = _doc(certs["requirements"])
+    doc["farkas"][0]["multiplier"] = "0.5"
+    _rejected(verify(_rehash(doc), solvers=()), "farkas.0.multiplier")
+
+
+def test_edited_script(certs: dict[str, Certificate]) -> None:
+    doc = _doc(certs["requirements"])
+    doc["smtlib"] = doc["smtlib"].replace("(<= max_attempts 2)", "(<= max_attempts 1)")
+    _rejected(verify(_rehash(doc), solvers=()), "smtlib script is not the encoding", "line 5")
+    doc = _doc(certs["precondition"])
+    doc["smtlib"] = doc["smtlib"].replace("(check-sat)", "(assert false)\n(check-sat)")
+    _rejected(verify(_rehash(doc), solvers=()), "smtlib script is not the encoding")
+
+
+def test_edited_expr(certs: dict[str, Certificate], spec_file: Path) -> None:
+    doc = _doc(certs["requirements"])
+    doc["core"][1]["expr"] = "max_attempts <= 1"
+    _rejected(verify(_rehash(doc), solvers=()), "smtlib script is not the encoding")
+    # Made self-consistent, it proves its own (different) core, but not the spec's.
+    doc["farkas"][1]["row"]["bound"] = "1/1"
+    _rehash(_reencode(doc))
+    assert verify(doc, solvers=()).valid
+    _rejected(
+        verify(doc, [str(spec_file)], solvers=()),
+        "core member R2 asserts max_attempts <= 1, but the spec's R2 means max_attempts <= 2",
+    )
+    doc = _doc(certs["requirements"])
+    doc["core"][1]["expr"] = "max_attempts <= "
+    _rejected(verify(_rehash(doc), solvers=()), "core member R2:")
+    doc["core"][1]["expr"] = "max_attempts <= 2\nrequirement Z: false"
+    _rejected(verify(_rehash(doc), solvers=()), "spans several lines")
+    doc["core"][1]["expr"] = 'max_attempts <= "two"'
+    _rejected(verify(_rehash(doc), solvers=()), "core member R2:")
+
+
+def test_edited_declaration(certs: dict[str, Certificate], spec_file: Path) -> None:
+    doc = _doc(certs["requirements"])
+    doc["declarations"][0]["value"] = 1  # MIN_TRIES = 1: R1, R2 are then consistent
+    _rehash(_reencode(doc))
+    doc["farkas"] = None
+    _rehash(doc)
+    _rejected(verify(doc), "says sat")
+    _rejected(verify(doc, [str(spec_file)], solvers=()), "declaration of const MIN_TRIES")
+    doc = _doc(certs["requirements"])
+    doc["declarations"][1]["type"] = "bool"
+    _rejected(verify(_rehash(doc), solvers=()), "core member R1:")
+
+
+def test_edited_witness(certs: dict[str, Certificate], spec_file: Path) -> None:
+    doc = _doc(certs["unrealizable"])
+    doc["witness_input"]["x"] = 5  # 2 * 5 = 10 satisfies S2
+    _rejected(verify(_rehash(doc), solvers=()), "smtlib script is not the encoding")
+    _rehash(_reencode(doc))
+    _rejected(verify(doc), "says sat")
+    doc = _doc(certs["unrealizable"])
+    doc["witness_input"]["label"] = ""  # an input where the call must raise
+    _rehash(_reencode(doc))
+    _rejected(
+        verify(doc, [str(spec_file)], solvers=()),
+        "the witness input satisfies the raises condition clamp.raises.ValueError",
+    )
+    doc = _doc(certs["example"])
+    doc["witness_input"]["x"] = 3
+    _rehash(_reencode(doc))
+    _rejected(verify(doc, solvers=()), "the example's argument x = 4 is not the witness input")
+    doc = _doc(certs["unrealizable"])
+    doc["witness_input"] = None
+    _rejected(verify(_rehash(doc), solvers=()), "needs a witness input")
+
+
+def test_wrong_spec(certs: dict[str, Certificate], tmp_path: Path) -> None:
+    other = tmp_path / "other.req"
+    other.write_text(SPEC.replace("shall be at most 2", "shall be at most 4"), encoding="utf-8")
+    _rejected(
+        verify(certs["requirements"].to_json(), [str(other)], solvers=()),
+        "the spec's identity is",
+        "but the spec's R2 means max_attempts <= 4",
+    )
+    renamed = tmp_path / "renamed.req"
+    renamed.write_text(SPEC.replace("version 2", "version 3"), encoding="utf-8")
+    _rejected(
+        verify(certs["requirements"].to_json(), [str(renamed)], solvers=()),
+        "the spec is lockout version 3, the certificate is about lockout version 2",
+    )
+    unrelated = tmp_path / "unrelated.req"
+    unrelated.write_text("spec lockout version 2\nparam max_attempts: int\n", encoding="utf-8")
+    _rejected(
+        verify(certs["requirements"].to_json(), [str(unrelated)], solvers=()),
+        "core member R1 is not an obligation of the spec",
+    )
+
+
+def test_a_range_must_be_the_declared_range(
+    certs: dict[str, Certificate], spec_file: Path
+) -> None:
+    doc = _doc(certs["range"])
+    doc["core"][0]["expr"] = "0 <= lockout_minutes <= 3000"
+    doc["farkas"] = None
+    _rehash(_reencode(doc))
+    _rejected(verify(doc), "says sat")
+    _rejected(
+        verify(doc, [str(spec_file)], solvers=()),
+        "core member lockout_minutes.range asserts 0 <= lockout_minutes <= 3000",
+    )
+
+
+def test_not_a_certificate() -> None:
+    _rejected(verify([1, 2], solvers=()), "a certificate is a JSON object")
+    _rejected(verify({"format": "derivative.check/v1"}, solvers=()), "not a derivative.certificate/v1")
+    result = verify({"format": "derivative.certificate/v1"}, solvers=())
+    _rejected(result, "kind: Field required")
+
+
+def test_core_members_must_belong_to_the_kind(
+    certs: dict[str, Certificate], spec_file: Path
+) -> None:
+    doc = _doc(certs["requirements"])
+    doc["kind"] = "unsatisfiable_precondition"
+    _rejected(verify(_rehash(doc), solvers=()), "needs the declaration of its function")
+
+
+# --------------------------------------------------------------------------- the builder refuses
+
+
+def test_builder_refuses_a_core_that_is_not_minimal(loaded: tuple[Contract, TypeInfo]) -> None:
+    contract, info = loaded
+    core = [_ob(loaded, "R1"), _ob(loaded, "R2"), _ob(loaded, "R4")]
+    models = {"R1": {"max_attempts": 0}, "R2": {"max_attempts": 3}, "R4": {"max_attempts": 0}}
+    with pytest.raises(CertificateError, match="fails its own checks"):
+        build_certificate(contract, info, "inconsistent_requirements", core, None, models)
+
+
+def test_builder_refuses_a_satisfiable_core(loaded: tuple[Contract, TypeInfo]) -> None:
+    contract, info = loaded
+    with pytest.raises(CertificateError, match="not confirmed unsatisfiable: z3 5.4.1 says sat"):
+        build_certificate(
+            contract, info, "inconsistent_requirements", [_ob(loaded, "R1")], None, {"R1": {}}
+        )
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda a: a.update(kind="unrealizable"), "needs witness input"),
+        (lambda a: a.update(minimality={"R1": {"max_attempts": 0}}), "no minimality model for R2"),
+        (lambda a: a.update(minimality={"R1": {"max_attempts": "0"}, "R2": {"max_attempts": 3}}),
+         "is not an int"),
+        (lambda a: a.update(minimality={"R1": {"nope": 0}, "R2": {"max_attempts": 3}}),
+         "names 'nope'"),
+        (lambda a: a.update(core=[]), "an empty core"),
+        (lambda a: a.update(kind="unsatisfiable_precondition"), "exactly one function"),
+    ],
+)  # fmt: skip
+def test_builder_refuses_bad_requests(
+    loaded: tuple[Contract, TypeInfo], mutate: Callable[[dict[str, Any]], None], message: str
+) -> None:
+    contract, info = loaded
+    request: dict[str, Any] = {
+        "kind": "inconsistent_requirements",
+        "core": [_ob(loaded, "R1"), _ob(loaded, "R2")],
+        "witness_input": None,
+        "minimality": {"R1": {"max_attempts": 0}, "R2": {"max_attempts": 3}},
+    }
+    mutate(request)
+    with pytest.raises(CertificateError, match=message):
+        build_certificate(contract, info, **request, solvers=())

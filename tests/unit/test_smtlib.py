@@ -1,0 +1,185 @@
+"""The SMT-LIB printer: Python semantics spelt out, exact literals, safe symbols, determinism."""
+
+from __future__ import annotations
+
+import datetime as dt
+from fractions import Fraction
+from typing import Any
+
+import pytest
+import z3
+
+from derivative._ast import Count, Expr
+from derivative._eval import Evaluator
+from derivative._types import BOOL, DATE, INT, REAL, STR, TEnum, TInt, TList, Ty
+from derivative._values import UNDEFINED, EnumValue
+from derivative.certificates._smtlib import (
+    CoreScope,
+    EncodingError,
+    SmtEncoder,
+    encode_script,
+    label_symbol,
+    real_term,
+    string_literal,
+    symbol,
+    value_term,
+)
+from derivative.grammar import parse_text
+
+COLOR = TEnum("Color", ("red", "green"))
+TYPES: dict[str, Ty] = {
+    "a": INT, "b": INT, "x": REAL, "s": STR, "d": DATE, "xs": TList(INT), "c": COLOR, "p": BOOL,
+}  # fmt: skip
+
+
+def expr(text: str) -> Expr:
+    """Parse one expression over TYPES (through a spec, as the language reads it)."""
+    decls = "\n".join(f"param {n}: {t.show()}" for n, t in TYPES.items())
+    spec = f"spec t version 1\nenum Color {{ red, green }}\n{decls}\nrequirement E: {text}\n"
+    return parse_text(spec).obligations[0].expr
+
+
+def z3_says(script: str) -> str:
+    ctx = z3.Context()
+    answer: str = z3.Z3_eval_smtlib2_string(ctx.ref(), script)
+    return answer.strip()
+
+
+def smt_agrees(text: str, env: dict[str, Any]) -> None:
+    """The printer's (defined, value) equals the evaluator's answer at ``env``."""
+    e = expr(text)
+    expected = Evaluator().eval(e, env)
+    encoder = SmtEncoder(CoreScope(variables=TYPES, fixed=env, enums={"Color": COLOR}))
+    term = encoder.term(e)
+    preamble = "\n".join(encoder.preamble())
+    defined = "false" if expected is UNDEFINED else "true"
+    assert z3_says(f"{preamble}\n(assert (not (= {term.defined} {defined})))\n(check-sat)") == (
+        "unsat"
+    ), (text, expected)
+    if expected is not UNDEFINED:
+        want = value_term(expected, term.ty)
+        assert z3_says(f"{preamble}\n(assert (not (= {term.value} {want})))\n(check-sat)") == (
+            "unsat"
+        ), (text, expected)
+
+
+ENV: dict[str, Any] = {
+    "a": -7, "b": 3, "x": Fraction(-15, 2), "s": "ab\n", "d": dt.date(9999, 12, 30),
+    "xs": (3, 1, 2), "c": EnumValue("Color", "red"), "p": True,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a // b", "a % b", "a // -b", "a % -b", "-a // -b", "-a % -b", "7 // -2", "-7 % 2",
+        "x // 2", "x % 2", "x % -2", "a / b", "a // 0", "a % (b - 3)", "x / 0",
+    ],
+)  # fmt: skip
+def test_floor_division_and_modulo_are_pythons(text: str) -> None:
+    smt_agrees(text, ENV)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'matches(s, "ab.")',  # '.' does not match the newline
+        'matches(s, "ab[^x]")',  # but a negated class does
+        'matches(s, "[a-z]+\\n")',
+        'int("0012") == 12', 'int(" 5") == 5', 'int("") == 0', 'int("-5") == -5',
+        'str(-12) == "-12"', 'startswith(s, "ab")', 'endswith(s, "b")', '"b\\n" in s',
+        "s[2] == \"\\n\"", "s[3] == \"x\"", "xs[-1] == 2",
+    ],
+)  # fmt: skip
+def test_strings_regexes_and_undefinedness(text: str) -> None:
+    smt_agrees(text, ENV)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "d + 1 > d", "d + 2 > d", "d - d == 0", 'd - date("0001-01-01") > 0',
+        'date("0001-01-01") - 1 < d',
+        "false and a // 0 == 0", "a // 0 == 0 and false", "true or a // 0 == 0",
+        "a // 0 == 0 or true", "false implies a // 0 == 0", "a < 0 < a // 0",
+        "a > 0 > a // 0", "if p then 1 else a // 0", "if not p then 1 else a // 0",
+        "forall k in 0..2: 10 // (k - 1) > 0", "forall k in 0..2: 10 // (1 - k) > 0",
+        "exists k in 0..2: 10 // (1 - k) > 0", "exists k in 1..2: 10 // (1 - k) > 0",
+        "all(10 // (e - 1) > 0 for e in xs)", "any(10 // (e - 3) > 0 for e in xs)",
+        "max(xs) == 3", "min([]) == 0", "sum(xs) == 6", "sorted(xs) == [1, 2, 3]",
+        "occurrences(xs + xs, 1) == 2", "c == Color.red", "x in 0..3", "-8 in a..b",
+        "3 in xs", "len(xs) == 3", "abs(x) == 7.5", "max(a, x) == a",
+    ],
+)  # fmt: skip
+def test_dates_short_circuits_binders_and_builtins(text: str) -> None:
+    smt_agrees(text, ENV)
+
+
+def test_string_literals_escape_everything_outside_printable_ascii() -> None:
+    assert string_literal('a"b') == '"a""b"'
+    assert string_literal("\\u{41}") == '"\\u{5c}u{41}"'  # stays six characters
+    assert string_literal("é\n") == '"\\u{e9}\\u{a}"'
+    six = string_literal("\\u{41}")
+    assert z3_says(f"(assert (not (= (str.len {six}) 6)))(check-sat)") == "unsat"
+    with pytest.raises(EncodingError, match="beyond U\\+2FFFF"):
+        string_literal(chr(0x30000))
+
+
+def test_reals_are_exact() -> None:
+    assert real_term(Fraction(1, 4)) == "0.25"
+    assert real_term(Fraction(-3)) == "(- 3.0)"
+    assert real_term(Fraction(1, 3)) == "(/ 1.0 3.0)"
+
+
+def test_names_that_solvers_reserve_are_renamed_and_labels_quoted() -> None:
+    assert symbol("max_attempts") == "max_attempts"
+    assert symbol("abs") == "|abs'|"
+    assert symbol("bvadd") == "|bvadd'|"
+    assert label_symbol("lockout_minutes.range") == "|lockout_minutes.range|"
+    assert label_symbol("x", taken={"x"}) == "|x!label|"
+    scope = CoreScope(variables={"abs": INT, "div": INT})
+    script = encode_script([("abs", expr_over({"abs": INT, "div": INT}, "abs > div"))], scope)
+    assert "(declare-fun |abs'| () Int)" in script
+    assert "(assert (! (> |abs'| |div'|) :named |abs!label|))" in script
+    assert z3_says(script) == "sat"
+
+
+def expr_over(types: dict[str, Ty], text: str) -> Expr:
+    decls = "\n".join(f"param {n}: {t.show()}" for n, t in types.items())
+    return parse_text(f"spec t version 1\n{decls}\nrequirement E: {text}\n").obligations[0].expr
+
+
+def test_the_script_is_deterministic_and_fixes_the_witness() -> None:
+    scope = CoreScope(
+        variables={"b": INT, "a": TInt(0, 9), "s": STR},
+        fixed={"s": "hi"},
+        consts={"LIMIT": (INT, 4)},
+        result=INT,
+        function="f",
+    )
+    types = {"a": INT, "b": INT, "s": STR, "LIMIT": INT}
+    members = [("R2", expr_over(types, "b < LIMIT")), ("R1", expr_over(types, "a + len(s) > b"))]
+    first = encode_script(members, scope)
+    assert first == encode_script(members, scope)
+    assert first.splitlines() == [
+        "(set-logic ALL)",
+        "(define-fun LIMIT () Int 4)",
+        "(declare-fun a () Int)",
+        "(declare-fun b () Int)",
+        '(define-fun s () String "hi")',
+        "(assert (! (< b LIMIT) :named |R2|))",
+        "(assert (! (> (+ a (str.len s)) b) :named |R1|))",
+        "(check-sat)",
+    ]
+
+
+def test_constructs_without_a_faithful_encoding_are_refused() -> None:
+    scope = CoreScope(variables={"xs": TList(INT), "x": REAL})
+    with pytest.raises(EncodingError, match="ordering"):
+        encode_script([("L", expr_over({"xs": TList(INT)}, "xs < [1]"))], scope)
+    with pytest.raises(EncodingError, match="str\\(\\) of a real"):
+        encode_script([("S", expr_over({"x": REAL}, 'str(x) == "1"'))], scope)
+    with pytest.raises(EncodingError, match="count"):
+        encode_script([("C", Count(op="reset"))], scope)
+    with pytest.raises(EncodingError, match="not declared"):
+        encode_script([("N", expr_over({"y": INT}, "y > 0"))], scope)
