@@ -355,7 +355,7 @@ def _contains_enum(ty: Ty, out: set[str]) -> None:
         _contains_enum(ty.elem, out)
 
 
-def value_term(value: Value | float, ty: Ty) -> str:
+def value_term(value: object, ty: Ty) -> str:
     """A runtime value of type ``ty`` as a closed SMT term."""
     ty = _plain(ty)
     if isinstance(ty, TBool):

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from derivative._errors import UsageError
 
-__all__ = ["COMMAND", "HELP", "arguments", "register", "run"]
+__all__ = ["COMMAND", "HELP", "add_arguments", "arguments", "register", "run"]
 
 COMMAND: Final = ("certificate", "verify")
 HELP: Final = "check an infeasibility certificate independently of the solver"
@@ -40,6 +40,10 @@ def arguments(p: argparse.ArgumentParser) -> None:
         help="also check that the certificate is about this requirement set",
     )
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+
+
+add_arguments = arguments
+"""The same, under the name the other CLI modules use."""
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:

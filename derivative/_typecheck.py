@@ -42,8 +42,12 @@ tested in ``tests/unit/test_typecheck*.py``):
   (lists only; use ``contains`` for strings); ``sorted(list[T]) -> list[T]`` for an
   ordered ``T``.  ``all(xs)``/``any(xs)`` without a generator are errors.
 - refinement types (``int in 0..9``, ``str matching "..."``) are their base type in
-  expressions; a name keeps its declared (refined) type, an operation's result is the
-  base type.
+  expressions; a name (and ``result``) keeps its declared, refined type, the result of
+  an operator or built-in is a base type.
+- ``[]`` has type ``list[any]``; ``any`` (also the type given to an ill-typed
+  sub-expression, so that one mistake is reported once) meets every type.  Arithmetic
+  with an ``any`` operand has the one result all readings agree on (``x + 0.5`` is
+  real), else ``any``.
 - ``result``: in ``ensures`` (the function's/operation's return type) and in ``count``
   predicates (the counted operation's return type); an operation that returns ``none``
   has no ``result``.
@@ -70,7 +74,10 @@ tested in ``tests/unit/test_typecheck*.py``):
   ``LO <= HI``.  ``none`` only as an operation's result.  A declared exception's base
   is a built-in exception or a declared one (no cycles); declaring a built-in name is an
   error.  ``from op`` names an operation of the same system whose result has the
-  parameter's base type.
+  parameter's base type (refinements may differ).  ``bind NAME to "module:attr"`` names
+  a declared function, system, enum or exception.
+- errors are sorted by file, line and column; a regex error points at the offending
+  character inside the string literal (escapes and raw strings followed).
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ clauses, computed once) is the fallback.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -188,7 +189,8 @@ def find_triggers(
     full_scope.update(scope)
     out: list[Trigger] = []
     raises = [o for o in obligations if o.kind == "raises"]
-    normal = normal_condition(raises) if all(_over_inputs(r.expr, allowed) for r in raises) else None
+    over = all(_over_inputs(r.expr, allowed) for r in raises)
+    normal = normal_condition(raises) if over else None
     for o in obligations:
         if o.kind not in ("requires", "ensures", "raises"):
             continue
@@ -595,15 +597,11 @@ class Space:
                 wish(z3.Length(v) == len(value))
                 for i, item in enumerate(value[:_MAX_SOFT_ITEMS]):
                     if isinstance(ty.elem, (TInt, TDate, TReal, TStr, TBool, TEnum)):
-                        try:
+                        with contextlib.suppress(Unsupported, AssertionError, KeyError):
                             wish(v[i] == literal(_as_value(item, ty.elem), ty.elem))
-                        except (Unsupported, AssertionError, KeyError):
-                            pass
         elif isinstance(ty, (TBool, TEnum)):
-            try:
+            with contextlib.suppress(Unsupported, AssertionError, KeyError):
                 wish(v == literal(_as_value(value, ty), ty))
-            except (Unsupported, AssertionError, KeyError):
-                pass
         return out
 
 
@@ -724,10 +722,8 @@ def plan_for(
                 others = []
                 for o in raises:
                     if o.id != t.obligation:
-                        try:
+                        with contextlib.suppress(Unsupported, z3.Z3Exception):
                             others.append(z3.Not(space.encode(o.expr)))
-                        except (Unsupported, z3.Z3Exception):
-                            pass
                 if others:
                     status, values = space.solve(cond, *others)
             if status != "sat":

@@ -39,6 +39,7 @@ from typing import Any
 
 from derivative import _regex
 from derivative._ast import (
+    BindDecl,
     BinOp,
     BoolLit,
     BoolOp,
@@ -722,9 +723,10 @@ def _join(a: Ty, b: Ty) -> Ty:
         return b
     if isinstance(b, TAny):
         return a
-    if isinstance(a, TReal) or isinstance(b, TReal):
-        if isinstance(a, (TInt, TReal)) and isinstance(b, (TInt, TReal)):
-            return REAL
+    if (isinstance(a, TReal) or isinstance(b, TReal)) and (
+        isinstance(a, (TInt, TReal)) and isinstance(b, (TInt, TReal))
+    ):
+        return REAL
     if isinstance(a, TList) and isinstance(b, TList):
         return TList(_join(a.elem, b.elem))
     return a
@@ -854,7 +856,7 @@ class PyCompiler(ExprVisitor[tuple[str, Ty]]):
         for i, op in enumerate(n.ops):
             left, right = operands[i], operands[i + 1]
             if len(right) == 4:  # a range: only right of in / not in
-                _, lo, hi, _ = right  # type: ignore[misc]
+                _, lo, hi, _ = right
                 inside = f"({lo} <= {left[0]} <= {hi})"
                 links.append(inside if op == "in" else f"(not {inside})")
                 plain = False
@@ -1092,7 +1094,7 @@ class _Writer:
                 "    run_state_machine_as_test,",
                 ")",
             )
-        binds = {d.name: d.target for d in c.declarations if getattr(d, "kind", "") == "bind"}
+        binds = {d.name: d.target for d in c.declarations if isinstance(d, BindDecl)}
         tol = float(c.tolerance) if c.tolerance else 1e-9
         self.emit(
             "",
@@ -1105,15 +1107,16 @@ class _Writer:
             "    suppress_health_check=[HealthCheck.too_slow],",
             ")",
             "",
-            "# ----------------------------------------------------------------- runtime",
+            _RULE + " runtime",
             "# Undefinedness, floor semantics, float slack and result types (LANGUAGE.md).",
         )
         self.emit(*RUNTIME.strip("\n").splitlines())
         self.emit(f"REL_TOL = {tol!r}", "")
         if c.consts():
-            self.emit("", "# ----------------------------------------------------------------- constants", "")
-            for d in c.consts():
-                self.emit(f"{pyname(d.name)} = {py_value(self.info.const_values[d.name])}")
+            self.emit("", _RULE + " constants", "")
+            for const in c.consts():
+                value = self.info.const_values[const.name]
+                self.emit(f"{pyname(const.name)} = {py_value(value)}")
         for d in c.declarations:
             if isinstance(d, FunctionDecl):
                 self.function(d)
@@ -1132,7 +1135,7 @@ class _Writer:
         comp = self.compiler(scope)
         params = [pyname(n) for n, _, _ in owner.params]
         sig = ", ".join(params)
-        self.emit("", "", f"# ----------------------------------------------------------------- {q}", "")
+        self.emit("", "", f"{_RULE} {q}", "")
         requires = [o for o in obligations if o.kind == "requires"]
         conds = [f"({comp.compile(o.expr)})" for o in requires]
         self.emit(f"def {_ident(q)}__valid({sig}):")
@@ -1169,7 +1172,8 @@ class _Writer:
         synthetic = "None"
         if judge.synthetic is not None:
             s = judge.synthetic
-            synthetic = (f"Clause({s.id!r}, 'returns', {(s.id + ' (' + s.file + ':' + str(s.line) + ')')!r}, None)")
+            header = f"{s.id} ({s.file}:{s.line})"
+            synthetic = f"Clause({s.id!r}, 'returns', {header!r}, None)"
         self.emit(
             "",
             "",
@@ -1308,7 +1312,9 @@ class _Writer:
         cls = f"{_ident(d.name)}Machine"
         self.emit(
             "", "",
-            f"{_ident(d.name).upper()}_OPS = {{" + ", ".join(f"{n!r}: {v}" for n, v in owners.items()) + "}",
+            f"{_ident(d.name).upper()}_OPS = {{"
+            + ", ".join(f"{n!r}: {v}" for n, v in owners.items())
+            + "}",
             f"{_ident(d.name).upper()}_COUNTS = [",
             *[f"    {c}," for c in counts],
             "]",
@@ -1316,7 +1322,8 @@ class _Writer:
             "",
             f"class {cls}(RuleBasedStateMachine):",
             f'    """Random call sequences on fresh {d.name} instances; the obligation named',
-            '    FOCUS fails the run (upper count bounds after every call, lower ones at the end)."""',
+            "    FOCUS fails the run (upper count bounds after every call, lower ones at the",
+            '    end)."""',
             "",
             "    FOCUS = None",
         )
@@ -1376,6 +1383,9 @@ class _Writer:
             f"stateful_step_count={self.steps}),",
             "    )",
         )
+
+
+_RULE = "# " + "-" * 65
 
 
 def _doc(text: str) -> str:

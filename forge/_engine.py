@@ -190,7 +190,9 @@ def load_target(target: str, module: str | None = None) -> ModuleType:
     except EngineError:
         raise
     except Exception as exc:
-        raise EngineError(f"cannot import the target {target}: {type(exc).__name__}: {exc}") from exc
+        raise EngineError(
+            f"cannot import the target {target}: {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 _MISSING = object()
@@ -422,6 +424,7 @@ def count_checks(o: Obligation, evaluator: Evaluator) -> list[_CountCheck] | Non
             return None
         for i, op in enumerate(c.ops):
             a, b = c.operands[i], c.operands[i + 1]
+            cmp: str
             if isinstance(a, Count) and not isinstance(b, Count):
                 count, other, cmp = a, b, op
             elif isinstance(b, Count) and not isinstance(a, Count):
@@ -924,10 +927,11 @@ class _SystemRunner:
                 return rec.result
 
             body.__name__ = f"call_{op}"
+            strategies: dict[str, Any] = {"data": st.data(), **froms}
             if returns_to is not None:
-                decorator = rule(target=returns_to, data=st.data(), **froms)
+                decorator = rule(target=returns_to, **strategies)
             else:
-                decorator = rule(data=st.data(), **froms)
+                decorator = rule(**strategies)
             return decorator(body)
 
         for op in self.ops:
@@ -938,12 +942,12 @@ class _SystemRunner:
                 self.tracker.finish()
                 self.tracker.commit()
 
-        Machine.teardown = teardown  # type: ignore[method-assign]
+        Machine.teardown = teardown  # type: ignore[method-assign, assignment]
         sequences = self.engine.options.sequences or max(10, self.engine.options.examples // 4)
         limit = len(self.invariants) + sum(len(j.judged_obligations) for j in self.judges.values())
         for _ in range(limit + 1):
             try:
-                run_state_machine_as_test(
+                run_state_machine_as_test(  # type: ignore[no-untyped-call]
                     Machine,
                     settings=self.engine._settings(
                         max_examples=sequences,
@@ -1003,7 +1007,7 @@ class _SystemRunner:
         self, c: _CountCheck, prefix: list[_CallRecord], last: _CallRecord, times: int
     ) -> None:
         setup: list[tuple[str, list[object]]] = []
-        by_name: dict[str, Ref] = {}
+        by_name: dict[object, Ref] = {}
         for i, rec in enumerate(prefix):
             args = [by_name.get(_ref_key(v), v) for v in self._args(rec.op, rec.args)]
             setup.append((rec.op, args))
@@ -1047,8 +1051,11 @@ class _SystemRunner:
             return violated(run) is not None
 
         try:
-            for run in self.caller.explore(self.name, setup, calls, self.engine.options.interleavings,
-                                           stop):  # type: ignore[union-attr]
+            assert isinstance(self.caller, ConcurrentCaller)
+            explored_runs = self.caller.explore(
+                self.name, setup, calls, self.engine.options.interleavings, stop
+            )
+            for run in explored_runs:
                 why = violated(run)
                 self.inv_inputs[o.id] += 1
                 if why is not None:
@@ -1063,8 +1070,9 @@ class _SystemRunner:
                         lines.append(f"thread {i + 1}: s.{op}({shown})"
                                      f" -> {describe_outcome(out)}")
                     message = (
-                        f"{o.id}" + (f' "{o.text}"' if o.text else "") + f" ({o.file}:{o.line}) failed"
-                        f" under concurrency\n  calls:    " + "\n            ".join(lines)
+                        f"{o.id}" + (f' "{o.text}"' if o.text else "")
+                        + f" ({o.file}:{o.line}) failed under concurrency\n  calls:    "
+                        + "\n            ".join(lines)
                         + f"\n  schedule: {run.schedule}\n  got:      {why}\n"
                         f"  required: {c.describe()}"
                         + (f"\n  interleaving:\n{_indent(run.trace, 4)}" if run.trace else "")
@@ -1176,7 +1184,7 @@ class _Tracker:
         plan = self.engine.plan_of(owner)
         args = runner._args(op, values)
         outcome = runner.caller.method(self.handle, op, args)
-        result = NOT_CONFORMING
+        result: object = NOT_CONFORMING
         if outcome.raised is None:
             result = normalize(outcome.value, judge.signature.returns)
         self.names += 1
@@ -1312,7 +1320,7 @@ def explore_in_process(
     own = os.path.dirname(os.path.abspath(__file__))
 
     def trace_filter(filename: str) -> bool:
-        if folder is None or not filename:
+        if folder is None or not filename or filename.startswith("<"):
             return False
         path = os.path.abspath(filename)
         return path.startswith(folder + os.sep) and not path.startswith(own)

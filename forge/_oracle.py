@@ -104,7 +104,9 @@ class Outcome:
     raised: Raised | None = None
 
     def __repr__(self) -> str:
-        return describe_outcome(self)
+        if self.raised is not None:
+            return f"<raised {self.raised.name}>"
+        return describe(self.value)
 
     @classmethod
     def returned(cls, value: object) -> Outcome:
@@ -151,12 +153,12 @@ def _convert(value: object, ty: Ty, depth: int) -> object:
     if depth > 100:
         return NOT_CONFORMING
     if isinstance(ty, TInt):
-        return int(value) if is_int(value) else NOT_CONFORMING  # type: ignore[call-overload]
+        return int(value) if is_int(value) else NOT_CONFORMING
     if isinstance(ty, TBool):
         return bool(value) if isinstance(value, bool) else NOT_CONFORMING
     if isinstance(ty, TReal):
         if is_int(value):
-            return int(value)  # type: ignore[call-overload]
+            return int(value)
         if isinstance(value, float):
             return float(value) if math.isfinite(value) else NOT_CONFORMING
         if isinstance(value, Fraction):

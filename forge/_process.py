@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import select
 import signal
 import subprocess
 import sys
@@ -340,10 +341,25 @@ class ProcessRunning(Running):
         if self.cgroup is not None:
             self.cgroup.kill_all()
 
+    def _wait(self, timeout: float) -> None:
+        """Wait for the child's exit; a pidfd wakes at once (Popen.wait polls with sleeps)."""
+        try:
+            fd = os.pidfd_open(self.proc.pid)
+        except (OSError, AttributeError):
+            self.proc.wait(timeout)
+            return
+        try:
+            ready, _, _ = select.select([fd], [], [], timeout)
+        finally:
+            os.close(fd)
+        if not ready:
+            raise subprocess.TimeoutExpired(self.proc.args, timeout)
+        self.proc.wait()
+
     def finish(self, timeout: float) -> int | None:
         self.transport.close()
         try:
-            self.proc.wait(timeout)
+            self._wait(timeout)
         except subprocess.TimeoutExpired:
             self.kill()
             with contextlib.suppress(subprocess.TimeoutExpired):

@@ -212,7 +212,7 @@ class _Analyser:
         if what == "len":
             if not is_num(value) or not isinstance(ty, (TStr, TList)):
                 return False
-            n = Fraction(value)  # type: ignore[arg-type]
+            n = Fraction(value)
             if op in ("<", "<="):
                 m = math.floor(n) if (op == "<=" or n.denominator != 1) else int(n) - 1
                 box.length("<=", m)
@@ -226,7 +226,7 @@ class _Analyser:
                     box.length("==", int(n))
             return True
         if isinstance(ty, TInt) and is_num(value):
-            n = Fraction(value)  # type: ignore[arg-type]
+            n = Fraction(value)
             if op == "==":
                 if n.denominator != 1:
                     box.lower(1, False)
@@ -240,7 +240,7 @@ class _Analyser:
                 box.upper(math.ceil(n) - 1 if op == "<" else math.floor(n), False)
             return True
         if isinstance(ty, TReal) and is_num(value):
-            f = Fraction(value)  # type: ignore[arg-type]
+            f = Fraction(value)
             if op == "==":
                 box.exact = (f,)
             elif op in (">", ">="):

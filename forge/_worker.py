@@ -54,11 +54,8 @@ member name as ``str``.
 
 from __future__ import annotations
 
-import contextlib
-import datetime
 import enum
 import errno
-import fractions
 import importlib
 import json
 import math
@@ -212,8 +209,12 @@ def decode(value: Any, candidate: Candidate, depth: int = 0) -> Any:
     if isinstance(value, dict) and len(value) == 1:
         ((tag, payload),) = value.items()
         if tag == "$date" and isinstance(payload, str):
+            import datetime
+
             return datetime.date.fromisoformat(payload)
         if tag == "$frac" and isinstance(payload, str):
+            import fractions
+
             return float(fractions.Fraction(payload))
         if tag == "$float" and payload in ("nan", "inf", "-inf"):
             return float(payload)
@@ -269,9 +270,13 @@ def encode(value: Any, depth: int = 0) -> Any:
         return value
     if isinstance(value, enum.Enum):
         return {"$enum": [kind.__name__, value.name]}
-    if kind is datetime.date:
+    # datetime and fractions are imported only when someone needs them (start-up time):
+    # a result can only be a date or a Fraction if its module is already loaded.
+    datetime = sys.modules.get("datetime")
+    if datetime is not None and kind is datetime.date:
         return {"$date": value.isoformat()}
-    if kind is fractions.Fraction:
+    fractions = sys.modules.get("fractions")
+    if fractions is not None and kind is fractions.Fraction:
         return {"$frac": f"{value.numerator}/{value.denominator}"}
     if kind is list:
         return [encode(v, depth + 1) for v in value]
@@ -653,7 +658,6 @@ def setup(worker: Worker, request: dict[str, Any]) -> int | None:
     under ``/root``).
     """
     import resource  # noqa: F401 - loaded now, used by _apply_rlimits after the drop
-    import socket
 
     rid = request.get("id")
     cfg = request.get("args") or {}
@@ -719,8 +723,7 @@ def setup(worker: Worker, request: dict[str, Any]) -> int | None:
     elif cfg.get("workdir"):
         os.chdir(cfg["workdir"])
     if "uts" in namespaces:
-        with contextlib.suppress(OSError):
-            socket.sethostname("sandbox")
+        libc.sethostname(b"sandbox", len(b"sandbox"))
     os.umask(0o077)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     log_fd = cfg.get("log_fd")

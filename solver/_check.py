@@ -850,7 +850,7 @@ def _unrealizable(ctx: _Ctx, cl: _Clauses, bad_input: dict[str, Value]) -> None:
     from derivative.solver._encode import literal
 
     inputs = {n: Term(literal(bad_input[n], t), _TRUE, t) for n, t, _ in owner.params}
-    result = var("result", owner.returns)
+    result = var("result", owner.returns) if owner.has_result else None
     scope = _Scope(inputs, result)
     enc = ctx.encoder(scope.env)
     q = ctx.question(
@@ -858,7 +858,7 @@ def _unrealizable(ctx: _Ctx, cl: _Clauses, bad_input: dict[str, Value]) -> None:
         cl.ensures,
         lambda ob: enc.encode(ob.expr).holds,
         scope.background(),
-        {"result": (result.value, result.ty)},
+        {} if result is None else {"result": (result.value, result.ty)},
     )
     ans = q.check()
     if ans.verdict != "unsat":
@@ -913,9 +913,7 @@ def _unrealizable(ctx: _Ctx, cl: _Clauses, bad_input: dict[str, Value]) -> None:
             f"raises condition of {owner.name}, no result satisfies {_series(named)}."
         )
 
-    _add_cores(
-        ctx, q, "unrealizable", owner.name, explain, witness_input=bad_input, variables=["result"]
-    )
+    _add_cores(ctx, q, "unrealizable", owner.name, explain, witness_input=bad_input)
 
 
 def _witness(

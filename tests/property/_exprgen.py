@@ -31,12 +31,24 @@ functions): literals of every type (integer literals are non-negative, negatives
 as unary minus, as the parser produces them), names, ``not - + - * / // %`` (``/`` also
 on two ints; ``//``/``%`` also on reals; int/real mixing), ``and or implies iff``,
 ``if then else``, comparison chains of 1-3 links (order operators on int, real, str,
-date; ``==``/``!=`` also on bool, enums and lists), ``in``/``not in`` on ranges, lists and
-strings, ``forall``/``exists`` over small ranges, ``all``/``any`` over lists, indexing of
-strings and lists, and the built-ins ``len abs min max sum int str matches startswith
-endswith contains occurrences sorted``; date arithmetic (``date ± int``, ``int + date``,
-``date - date``).  Bound variables are ``k``/``m`` (quantifiers) and ``e``/``f``
-(generators) or an existing name of the same type, so shadowing is exercised.
+date, and on lists unless ``list_order`` is excluded; ``==``/``!=`` also on bool, enums
+and lists), ``in``/``not in`` on ranges (also ending a chain: ``a < i in LO..HI``),
+lists and strings, ``forall``/``exists`` over small ranges, ``all``/``any`` over lists,
+indexing of strings and lists, the built-ins ``len abs min max sum int str matches
+startswith endswith contains occurrences sorted``, and date arithmetic (``date ± int``,
+``int + date``, ``date - date``).  Bound variables are ``k``/``m`` (quantifiers) and
+``e``/``f`` (generators) or, half the time, an existing name of the same type, so
+shadowing is exercised.
+
+``DEFAULT_VARS`` has names of every type (enum ``COLOR``); ``FEATURES`` lists what
+``exclude`` accepts.  Import it as ``_exprgen`` (pytest puts ``tests/property`` on the
+path) or as ``tests.property._exprgen`` (``python -m pytest`` from the repository).
+
+**Well-typed** means: accepted by ``derivative._typecheck`` with the requested type,
+with one deliberate exception kept for the evaluator's and printers' own tests:
+``list_order`` (``<``-like comparison of two lists, which Python and the evaluator
+define lexicographically but the type checker rejects) is generated unless excluded, so
+pass ``exclude={"list_order"}`` wherever the checker's verdict matters.
 Quantifier bounds are small literals or ``len(...)`` (``- 1``), so a quantifier never
 runs long whatever the environment holds.  ``matches`` uses the fixed ``PATTERNS``,
 which mean the same in the spec regex subset and in Python's ``re`` with ``re.ASCII``.

@@ -57,7 +57,9 @@ def test_the_model_has_exactly_the_fields_of_the_design() -> None:
 
 
 def test_the_published_schema_is_the_generated_one() -> None:
-    assert SCHEMA_PATH.is_file(), "run: python -c 'from derivative.certificates._model import write_schema; write_schema()'"
+    assert SCHEMA_PATH.is_file(), (
+        "run: python -c 'from derivative.certificates._model import write_schema; write_schema()'"
+    )
     assert SCHEMA_PATH.read_text(encoding="utf-8") == render_schema()
     schema = certificate_schema()
     assert schema["required"] == [f for f in FIELDS_OF_SECTION_2 if f not in ("format", "status")]
@@ -93,7 +95,9 @@ def test_write_is_atomic_and_round_trips(tmp_path: Path) -> None:
     assert Certificate.model_validate_json(target.read_text(encoding="utf-8")) == cert
 
 
-def test_a_failed_write_leaves_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_write_leaves_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cert = Certificate.model_validate(_sample())
     target = tmp_path / "certificate.json"
     target.write_text("old", encoding="utf-8")

@@ -143,7 +143,9 @@ def _reencode(doc: dict[str, Any]) -> dict[str, Any]:
         [(c["id"], c["expr"]) for c in doc["core"]],
         doc["witness_input"],
     )
-    doc["smtlib"] = encode_script(list(zip(reading.ids, reading.exprs, strict=True)), reading.scope())
+    doc["smtlib"] = encode_script(
+        list(zip(reading.ids, reading.exprs, strict=True)), reading.scope()
+    )
     return doc
 
 
@@ -299,7 +301,8 @@ def test_dropped_core_member(certs: dict[str, Certificate]) -> None:
     doc["farkas"] = [f for f in doc["farkas"] if f["id"] == "R1"]
     _rehash(_reencode(doc))
     result = verify(doc)
-    _rejected(result, "z3 5.4.1 says sat", "cvc5 1.4.2 says sat", "farkas:")
+    _rejected(result, "says sat", "farkas:")
+    assert [c.result for c in result.checks] == ["sat", "sat"]
     # Careless: only the core entry is gone.
     doc = _rehash(_doc(certs["requirements"]))
     doc["core"] = doc["core"][:1]
@@ -447,9 +450,7 @@ def test_wrong_spec(certs: dict[str, Certificate], tmp_path: Path) -> None:
     )
 
 
-def test_a_range_must_be_the_declared_range(
-    certs: dict[str, Certificate], spec_file: Path
-) -> None:
+def test_a_range_must_be_the_declared_range(certs: dict[str, Certificate], spec_file: Path) -> None:
     doc = _doc(certs["range"])
     doc["core"][0]["expr"] = "0 <= lockout_minutes <= 3000"
     doc["farkas"] = None
@@ -463,7 +464,9 @@ def test_a_range_must_be_the_declared_range(
 
 def test_not_a_certificate() -> None:
     _rejected(verify([1, 2], solvers=()), "a certificate is a JSON object")
-    _rejected(verify({"format": "derivative.check/v1"}, solvers=()), "not a derivative.certificate/v1")
+    _rejected(
+        verify({"format": "derivative.check/v1"}, solvers=()), "not a derivative.certificate/v1"
+    )
     result = verify({"format": "derivative.certificate/v1"}, solvers=())
     _rejected(result, "kind: Field required")
 
@@ -489,7 +492,7 @@ def test_builder_refuses_a_core_that_is_not_minimal(loaded: tuple[Contract, Type
 
 def test_builder_refuses_a_satisfiable_core(loaded: tuple[Contract, TypeInfo]) -> None:
     contract, info = loaded
-    with pytest.raises(CertificateError, match="not confirmed unsatisfiable: z3 5.4.1 says sat"):
+    with pytest.raises(CertificateError, match=r"not confirmed unsatisfiable: z3 \S+ says sat"):
         build_certificate(
             contract, info, "inconsistent_requirements", [_ob(loaded, "R1")], None, {"R1": {}}
         )

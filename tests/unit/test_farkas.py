@@ -64,8 +64,8 @@ def test_rows_of_linear_members(text: str, expected: list[str]) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["a != 3", "a > 1 or b > 1", "a * b > 1", "a // 2 > 1", "len(s) > 2", "p", "a > 1 implies b > 1",
-     "not (a == 3)", "x in [1.5]", "a not in 1..5"],
+    ["a != 3", "a > 1 or b > 1", "a * b > 1", "a // 2 > 1", "len(s) > 2", "p",
+     "a > 1 implies b > 1", "not (a == 3)", "x in [1.5]", "a not in 1..5"],
 )  # fmt: skip
 def test_non_linear_members_have_no_rows(text: str) -> None:
     assert rows(text) is None

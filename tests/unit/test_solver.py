@@ -13,8 +13,14 @@ import pytest
 
 from derivative import api
 from derivative._eval import Evaluator
-from derivative.solver import CheckOptions, CheckResult, check, render_json, render_sarif
-from derivative.solver import render_text
+from derivative.solver import (
+    CheckOptions,
+    CheckResult,
+    check,
+    render_json,
+    render_sarif,
+    render_text,
+)
 from derivative.solver._report import value_json
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -23,6 +29,11 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 def run(text: str, **options: object) -> CheckResult:
     loaded = api.parse_text(text, "spec.req")
     return check(loaded.contract, loaded.types, CheckOptions(**options))  # type: ignore[arg-type]
+
+
+def _int(v: object) -> int:
+    assert isinstance(v, int)
+    return v
 
 
 def ids(result: CheckResult, i: int = 0) -> set[str]:
@@ -46,7 +57,8 @@ def test_password_policy_is_feasible_with_a_witness_the_evaluator_accepts() -> N
     for ob in loaded.contract.obligations:
         if ob.kind == "requirement":
             assert ev.holds(ob.expr, params) is True, ob.id
-    assert 0 <= params["lockout_minutes"] <= 1440
+    lockout = params["lockout_minutes"]
+    assert isinstance(lockout, int) and 0 <= lockout <= 1440
     strong = result.witness.functions["is_strong"]
     env = {**strong.input, "result": strong.result}
     for ob in loaded.contract.obligations_of("is_strong"):
@@ -251,7 +263,7 @@ def test_unrealizable_without_a_pin_gives_the_input_and_the_ensures() -> None:
     result = run(
         """spec s version 1
 function h(x: int) -> int
-    requires x >= 0
+    requires: x >= 0
     ensures H1: result > x
     ensures H2: result < x + 1
 """
@@ -259,7 +271,7 @@ function h(x: int) -> int
     core = result.cores[0]
     assert core.kind == "unrealizable"
     assert set(core.ids) == {"H1", "H2"}
-    assert core.witness_input is not None and core.witness_input["x"] >= 0
+    assert core.witness_input is not None and _int(core.witness_input["x"]) >= 0
 
 
 def test_unrealizable_through_a_pinned_result_that_is_undefined() -> None:
@@ -279,7 +291,7 @@ def test_a_raises_clause_makes_the_pinned_function_realizable() -> None:
     result = run(
         """spec s version 1
 function k(s: str) -> int
-    requires len(s) <= 4
+    requires: len(s) <= 4
     raises ValueError when not matches(s, "[0-9]+")
     ensures K: result == int(s)
 """
@@ -297,7 +309,7 @@ function r(x: int in 0..5) -> int in 0..9
     core = result.cores[0]
     assert core.kind == "unrealizable"
     assert set(core.ids) == {"E", "r.result.range"}
-    assert core.witness_input is not None and core.witness_input["x"] >= 4
+    assert core.witness_input is not None and _int(core.witness_input["x"]) >= 4
 
 
 def test_operation_returning_none_with_an_impossible_ensures() -> None:
@@ -310,7 +322,7 @@ system S
     )
     core = result.cores[0]
     assert core.kind == "unrealizable" and core.subject == "S.op"
-    assert core.witness_input is not None and core.witness_input["n"] <= 0
+    assert core.witness_input is not None and _int(core.witness_input["n"]) <= 0
 
 
 def test_kinds_come_in_the_documented_order() -> None:
@@ -320,8 +332,8 @@ param x: int
 requirement A: x > 1
 requirement B: x < 0
 function f(y: int) -> int
-    requires y > 1
-    requires y < 0
+    requires: y > 1
+    requires: y < 0
 """
     )
     assert [c.kind for c in result.cores] == [
@@ -353,23 +365,23 @@ requirement P: x > 1000
 def test_an_unencodable_obligation_makes_a_consistent_set_unknown() -> None:
     result = run(
         """spec s version 1
-param xs: list[int]
-param ys: list[int]
-requirement L: xs < ys
+param x: int
+requirement L: [][0] == x
 """
     )
+    # ``[][0]`` is always undefined but has no element type to encode it in: the
+    # encoding refuses it, so the (truly inconsistent) set is honestly unknown.
     assert result.status == "unknown"
     assert result.unknowns[0].ids == ("L",)
-    assert "ordering" in result.unknowns[0].reason
+    assert "empty list" in result.unknowns[0].reason
 
 
 def test_an_unencodable_obligation_does_not_hide_a_proven_conflict() -> None:
     result = run(
         """spec s version 1
-param xs: list[int]
-param ys: list[int]
+param x: int
 param n: int
-requirement L: xs < ys
+requirement L: [][0] == x
 requirement A: n > 1
 requirement B: n < 0
 """
@@ -466,7 +478,7 @@ requirement B: x >= 5
     assert not warnings_of(run(text), "redundant")
     found = warnings_of(run(text, redundancy=True), "redundant")
     assert {"B", "A"} in found
-    assert all("A" != sorted(w)[0] or "B" in w for w in found)
+    assert all(sorted(w)[0] != "A" or "B" in w for w in found)
 
 
 def test_unused_param() -> None:
@@ -493,7 +505,7 @@ requirement C: x <= 5
 def test_text_report_names_everything_and_says_why() -> None:
     text = render_text(run(INCONSISTENT))
     assert "status: infeasible_proven" in text
-    assert "A  spec.req:3  [source: ux]  \"at least ten\"" in text
+    assert 'A  spec.req:3  [source: ux]  "at least ten"' in text
     assert "x >= 10" in text and "C  spec.req:4" in text
     assert "cannot all hold together" in text
 

@@ -1,0 +1,147 @@
+"""``derivative check``: flags, output formats and exit codes (CERTIFICATES.md §1)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from derivative import _cli_check
+from derivative._errors import DerivativeError, UsageError
+
+FEASIBLE = """spec ok version 1
+param x: int in 0..10
+requirement A: x >= 3
+"""
+
+INFEASIBLE = """spec bad version 1
+param x: int in 0..10
+requirement A [source: ux] "big": x >= 30
+"""
+
+LATENT = """spec latent version 1
+param a: int
+param b: int
+requirement R3: when a == 3, b shall be 2
+requirement R4: when a == 3, b shall be 3
+"""
+
+HARD = """spec hard version 1
+param x: int
+param y: int
+param z: int
+requirement N: x * x * x + y * y * y + z * z * z == 42
+requirement P: x > 1000
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="derivative")
+    sub = root.add_subparsers(dest="command", required=True)
+    _cli_check.register(sub)
+    return root
+
+
+def _spec(tmp_path: Path, text: str, name: str = "spec.req") -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def _run(argv: list[str]) -> int:
+    args = _parser().parse_args(["check", *argv])
+    code: int = args.run(args)
+    return code
+
+
+def test_feasible_exits_0_with_a_text_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run([_spec(tmp_path, FEASIBLE)]) == 0
+    out = capsys.readouterr().out
+    assert "status: feasible" in out and "params: x = 3" in out
+
+
+def test_infeasible_exits_3(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run([_spec(tmp_path, INFEASIBLE)]) == 3
+    out = capsys.readouterr().out
+    assert "x.range" in out and '"big"' in out
+
+
+def test_unknown_exits_6(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run([_spec(tmp_path, HARD), "--rlimit", "2000"]) == 6
+    assert "undecided questions" in capsys.readouterr().out
+
+
+def test_strict_makes_a_latent_conflict_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _spec(tmp_path, LATENT)
+    assert _run([spec]) == 0
+    assert _run([spec, "--strict"]) == 1
+    assert "latent_conflict" in capsys.readouterr().out
+
+
+def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run([_spec(tmp_path, INFEASIBLE), "--json"]) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["format"] == "derivative.check/v1" and doc["status"] == "infeasible_proven"
+    assert sorted(doc["cores"][0]["ids"]) == ["A", "x.range"]
+
+
+def test_format_sarif(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run([_spec(tmp_path, INFEASIBLE), "--format", "sarif"]) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["version"] == "2.1.0"
+    assert doc["runs"][0]["results"][0]["ruleId"] == "inconsistent_requirements"
+
+
+def test_json_with_format_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError) as err:
+        _run([_spec(tmp_path, FEASIBLE), "--json", "--format", "text"])
+    assert err.value.exit_code == 2
+
+
+def test_missing_file_is_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(DerivativeError) as err:
+        _run([str(tmp_path / "absent.req")])
+    assert err.value.exit_code == 2
+
+
+def test_bad_rlimit_is_refused() -> None:
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["check", "x.req", "--rlimit", "-5"])
+
+
+def test_all_cores_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = _spec(
+        tmp_path,
+        """spec many version 1
+param x: int
+requirement A: x > 5
+requirement B: x < 3
+requirement C: x < 4
+""",
+    )
+    assert _run([spec, "--all-cores", "--json"]) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert sorted(sorted(c["ids"]) for c in doc["cores"]) == [["A", "B"], ["A", "C"]]
+    assert sorted(sorted(c["ids"]) for c in doc["corrections"]) == [["A"], ["B", "C"]]
+
+
+def test_no_certificate_is_written_for_a_feasible_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "cert.json"
+    assert _run([_spec(tmp_path, FEASIBLE), "--certificate", str(target)]) == 0
+    assert not target.exists()
+    assert "no certificate written" in capsys.readouterr().out
+
+
+def test_write_atomically_leaves_no_temporary_file(tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    _cli_check._write_atomically(str(target), "{}\n")
+    assert target.read_text(encoding="utf-8") == "{}\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
