@@ -22,11 +22,11 @@ construct with no faithful SMT-LIB encoding (``count``) raises ``EncodingError``
 from __future__ import annotations
 
 import datetime as _dt
+import sys
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from derivative import __version__
 from derivative._ast import Contract, EnumMember, Expr, Obligation
 from derivative._canon import contract_identity, expr_json
 from derivative._errors import DerivativeError
@@ -93,6 +93,26 @@ def _subject(kind: str, contract: Contract, core: Sequence[Obligation]) -> str |
     if synthetic_owners - {subject}:
         raise CertificateError("a range in the core belongs to another function")
     return subject
+
+
+def _check_synthetic(
+    contract: Contract, info: Any, subject: str | None, core: Sequence[Obligation]
+) -> None:
+    """Members that are not obligations of the contract must be its declared ranges,
+    written exactly as ``range_obligation`` writes them (the verifier re-derives them)."""
+    from derivative.certificates._verify import synthetic_obligation
+
+    known = {o.id for o in contract.obligations}
+    for o in core:
+        if o.id in known:
+            continue
+        expected = synthetic_obligation(o.id, subject, info)
+        if expected is None or expr_json(expected.expr) != expr_json(o.expr):
+            shown = "no declared range" if expected is None else to_source(expected.expr)
+            raise CertificateError(
+                f"core member {o.id} ({to_source(o.expr)}) is not an obligation of the spec "
+                f"and not a declared range ({shown}); make ranges with range_obligation()"
+            )
 
 
 def _declarations(info: Any, subject: str | None, formulas: Sequence[Expr]) -> list[Declaration]:
@@ -171,6 +191,14 @@ def _shown(o: Obligation, asserted: str) -> str:
     return asserted
 
 
+def _tool_version() -> str:
+    """derivative's version, read from the already-loaded package (no import of the
+    top layer from here: the layer rules forbid it)."""
+    package = sys.modules.get("derivative")
+    version = getattr(package, "__version__", None)
+    return str(version) if version else "unknown"
+
+
 def _now() -> str:
     return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -211,6 +239,7 @@ def build_certificate(
             f"a {kind} certificate {'needs' if needs_witness else 'has no'} witness input"
         )
     subject = _subject(kind, contract, core)
+    _check_synthetic(contract, info, subject, core)
     formulas = [core_formula(o, contract, info.exceptions) for o in core]
     declarations = _declarations(info, subject, formulas)
 
@@ -258,16 +287,17 @@ def build_certificate(
     missing = [i for i in ids if i not in minimality]
     if missing:
         raise CertificateError(f"no minimality model for {', '.join(missing)}")
-    witness_names = set(witness_input or {})
-    minimality_entries = [
-        MinimalityEntry(
-            without=i,
-            model=_model_json(
-                i, {k: v for k, v in minimality[i].items() if k not in witness_names}, types
-            ),
-        )
-        for i in ids
-    ]
+    # Models may name more than the core uses (every param, the witness input again);
+    # the certificate keeps what its core declares.
+    keep = set(reading.variables) - set(witness_input or {})
+    if reading.result is not None:
+        keep.add("result")
+    minimality_entries = []
+    for i in ids:
+        model = dict(minimality[i])
+        _model_json(i, model, types)  # every value must be a value of its variable's type
+        kept = {k: v for k, v in model.items() if k in keep}
+        minimality_entries.append(MinimalityEntry(without=i, model=_model_json(i, kept, types)))
 
     farkas: list[FarkasEntry] | None = None
     farkas_summary: list[tuple[str, Fraction]] | None = None
@@ -322,7 +352,7 @@ def build_certificate(
         "smtlib": smtlib,
         "minimality": minimality_entries,
         "farkas": farkas,
-        "produced_by": ProducedBy(version=__version__),
+        "produced_by": ProducedBy(version=_tool_version()),
         "created_at": created_at or _now(),
     }
     draft = _seal(fields, checks=[], proof=None)

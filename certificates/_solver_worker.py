@@ -15,7 +15,6 @@ state with the process that produced the certificate (CERTIFICATES.md §2).
 from __future__ import annotations
 
 import json
-import os
 import sys
 from typing import Any
 
@@ -115,7 +114,7 @@ def run_cvc5(script: str, want_proof: bool) -> dict[str, Any]:
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in ("z3", "cvc5"):
-        sys.stderr.write("usage: _solver_worker.py z3|cvc5 [--proof] < script\n")
+        sys.stdout.write(json.dumps({"result": "error", "detail": "usage: z3|cvc5 [--proof]"}))
         return 2
     script = sys.stdin.read()
     answer = run_z3(script) if argv[0] == "z3" else run_cvc5(script, "--proof" in argv[1:])
@@ -126,9 +125,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    code = main(sys.argv[1:])
-    sys.stdout.flush()
-    sys.stderr.flush()
-    # Skip interpreter teardown: the solvers' native objects do not always survive
-    # Python's garbage collection order at exit, and the answer is already written.
-    os._exit(code)
+    # No explicit exit: the answer is on stdout, flushed, and is all the caller reads
+    # (the exit status is not used, so a crash of a solver's native code while the
+    # interpreter tears down cannot change a verdict).
+    main(sys.argv[1:])

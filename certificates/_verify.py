@@ -13,12 +13,14 @@ exact fractions, and z3 and cvc5 in fresh processes.  In order:
    evaluation, no solver), one model per member;
 5. the ``farkas`` rows are the rows of the core expressions and the multipliers add
    them up to ``0 <= c < 0`` (exact fractions);
-6. z3 and cvc5, each in a fresh process, say ``unsat`` for the script (a solver that
-   is not installed is reported in ``notes``, not skipped in silence);
+6. z3 and cvc5, each in a fresh process, say ``unsat`` for the script; ``sat`` from
+   either rejects; a solver that is not installed, refuses the script or gives up is
+   reported in ``notes``, never skipped in silence;
 7. with ``spec_paths``: the spec's identity, name and version are the certificate's,
    every core member is an obligation of the spec asserting the same expression (a
    ``X.range`` member: the declared range of ``X``), the declarations agree with
-   the spec, and an ``unrealizable`` witness is a valid input of the function.
+   the spec, and an ``unrealizable`` witness is a valid input of the function (of its
+   declared types, satisfying every ``requires`` and no ``raises`` condition).
 
 A certificate is valid when nothing above gives a reason to reject it and its
 unsatisfiability is established: by a passing Farkas check (no solver needed) or by
@@ -64,7 +66,7 @@ from derivative.certificates._reading import Reading, ReadingError, read_core, t
 from derivative.certificates._smtlib import EncodingError, encode_script
 from derivative.certificates._solvers import DEFAULT_TIMEOUT, SOLVERS, SolverRun, run_solvers
 
-__all__ = ["StaticCheck", "VerifyResult", "static_checks", "verify"]
+__all__ = ["StaticCheck", "VerifyResult", "static_checks", "synthetic_obligation", "verify"]
 
 
 @dataclass(frozen=True)
@@ -336,7 +338,7 @@ def _spec_checks(cert: Certificate, reading: Reading, spec_paths: Sequence[str])
     for ident, expr in zip(reading.ids, reading.exprs, strict=True):
         obligation = by_id.get(ident)
         if obligation is None:
-            obligation = _synthetic(ident, subject, info)
+            obligation = synthetic_obligation(ident, subject, info)
             if obligation is None:
                 reasons.append(f"core member {ident} is not an obligation of the spec")
                 continue
@@ -354,11 +356,12 @@ def _spec_checks(cert: Certificate, reading: Reading, spec_paths: Sequence[str])
     if cert.kind == "contradicting_example":
         reasons.extend(_example_checks(reading, [by_id[i] for i in reading.ids if i in by_id]))
     if cert.kind == "unrealizable" and reading.witness is not None and subject is not None:
-        reasons.extend(_witness_checks(contract, reading, subject))
+        reasons.extend(_witness_checks(contract, reading, subject, info))
     return reasons
 
 
-def _synthetic(ident: str, subject: str | None, info: Any) -> Obligation | None:
+def synthetic_obligation(ident: str, subject: str | None, info: Any) -> Obligation | None:
+    """The range obligation a ``X.range`` id stands for in ``subject`` (None: no such range)."""
     if not ident.endswith(RANGE_SUFFIX):
         return None
     stem = ident[: -len(RANGE_SUFFIX)]
@@ -451,9 +454,16 @@ def _example_checks(reading: Reading, members: Sequence[Obligation]) -> list[str
     return reasons
 
 
-def _witness_checks(contract: Contract, reading: Reading, subject: str) -> list[str]:
+def _witness_checks(contract: Contract, reading: Reading, subject: str, info: Any) -> list[str]:
+    """An ``unrealizable`` witness must be a valid input: of the declared types (ranges
+    and patterns included), satisfying every requires clause and no raises condition."""
+    from derivative._evalops import conforms
+
     reasons: list[str] = []
     env: dict[str, Value] = dict(reading.witness or {})
+    for name, ty, _ in info.signatures[subject].params:
+        if name in env and not conforms(env[name], ty):
+            reasons.append(f"the witness input {name} is not a value of its type {ty.show()}")
     for o in contract.obligations:
         if o.owner != subject:
             continue
@@ -528,8 +538,6 @@ def verify(
             confirmed = True
         elif run.result == "sat":
             reasons.append(f"{run.describe()}: the core is satisfiable, so it is no conflict")
-        elif run.result == "error":
-            reasons.append(f"{run.describe()}")
         elif run.result == "missing":
             notes.append(f"{run.solver} is not installed: the script was not re-checked with it")
         else:

@@ -178,6 +178,10 @@ def _le(a, b):
     return _lt(a, b) or _eq(a, b)
 
 
+def _in_range(x, lo, hi):
+    return lo <= x <= hi
+
+
 def _member(x, xs):
     return any(_eq(x, y) for y in xs)
 
@@ -857,7 +861,8 @@ class PyCompiler(ExprVisitor[tuple[str, Ty]]):
             left, right = operands[i], operands[i + 1]
             if len(right) == 4:  # a range: only right of in / not in
                 _, lo, hi, _ = right
-                inside = f"({lo} <= {left[0]} <= {hi})"
+                # A call: the element and both bounds are evaluated before comparing.
+                inside = f"_in_range({left[0]}, {lo}, {hi})"
                 links.append(inside if op == "in" else f"(not {inside})")
                 plain = False
                 continue

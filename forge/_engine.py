@@ -42,7 +42,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
 
-from hypothesis import HealthCheck, example, given, reject, settings
+from hypothesis import HealthCheck, example, given, reject, seed, settings
 from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
@@ -472,6 +472,8 @@ class EngineOptions:
     """Interleavings explored per hammer at most."""
     settings: settings | None = None
     """Base Hypothesis settings (default: the active profile)."""
+    seed: int | None = None
+    """A Hypothesis seed for the property runs of functions (None: the settings decide)."""
 
 
 class Engine:
@@ -690,6 +692,8 @@ class Engine:
             for inp in explicit:
                 test = example(inp)(test)
             test = self._settings(max_examples=self.options.examples)(test)
+            if self.options.seed is not None:
+                test = seed(self.options.seed)(test)
             try:
                 test()
             except _Failed as exc:

@@ -316,7 +316,11 @@ class Sandbox:
     # ------------------------------------------------------------------ life cycle
 
     def __enter__(self) -> Sandbox:
-        self.start()
+        try:
+            self.start()
+        except BaseException:
+            self.close()  # the staged copy must not outlive a failed start
+            raise
         return self
 
     def __exit__(

@@ -29,11 +29,16 @@ def certify(contract: Contract, info: Any, core: Core) -> Any:
         raise CertificateUnavailable(
             "this installation's certificate layer has no builder (build_certificate)"
         )
+    if not core.minimal or len(core.minimality) != len(core.members):
+        raise CertificateUnavailable(
+            "the core could not be proven minimal within the resource limit, so it cannot be "
+            "certified; raise --rlimit to try harder"
+        )
     return build(
         contract,
         info,
         core.kind,
         list(core.members),
         dict(core.witness_input) if core.witness_input is not None else None,
-        [(member_id, dict(model)) for member_id, model in core.minimality],
+        {member_id: dict(model) for member_id, model in core.minimality},
     )

@@ -105,12 +105,13 @@ class _Ctx:
         build: Callable[[Obligation], Z],
         background: Sequence[Z],
         variables: Mapping[str, tuple[Z, Ty]],
+        names: Callable[[Obligation], frozenset[str]] = names_of,
     ) -> Question:
         members: list[Member] = []
         failed: list[tuple[Obligation, str]] = []
         for ob in obligations:
             try:
-                members.append(Member(ob, build(ob), names_of(ob) & frozenset(variables)))
+                members.append(Member(ob, build(ob), names(ob) & frozenset(variables)))
             except Unsupported as exc:
                 failed.append((ob, str(exc)))
         return Question(
@@ -280,7 +281,12 @@ def _add_cores(
         if not results:
             results = [found]
     for r in results:
-        names = variables if variables is not None else list(q.variables)
+        # Minimality models name only the variables the core itself reads.
+        names = (
+            variables
+            if variables is not None
+            else sorted(set().union(*(m.names for m in r.members)))
+        )
         minimality: list[tuple[str, Mapping[str, Value]]] = []
         try:
             for m, model in r.models:
@@ -420,11 +426,13 @@ def _vacuity(
                     )
                 )
                 continue
-            why = (
-                f"it is ruled out by {_series([_named(o) for o in core if o.id != ob.id])}"
-                if any(o.id != ob.id for o in core)
-                else "it is false (or undefined) whatever the values"
-            )
+            others = [o for o in core if o.id != ob.id]
+            if others:
+                why = f"it is ruled out by {_series([_named(o) for o in others])}"
+            elif core:
+                why = f"when it holds, the rest of {ob.id} cannot, so {ob.id} rules it out itself"
+            else:
+                why = "it is false (or undefined) whatever the values"
             ctx.warnings.append(
                 Finding(
                     "vacuous",
@@ -444,9 +452,7 @@ def _redundancy(
     """``redundant``: an obligation implied by the others (``--redundancy`` only)."""
     everything = list(q.members if pool is None else pool)
     for m in subjects:
-        if m.ob.generated_id and m.ob.tags.get("source") == "type":
-            continue
-        if m.ob.id.endswith(".range") and m.ob.text and m.ob.text.startswith("declared type"):
+        if _is_type_ob(m.ob):
             continue
         others = [o for o in everything if o is not m]
         found = q.minimal_core(others, extra=[*extra, z3.Not(m.formula)])
@@ -715,7 +721,13 @@ def _example(ctx: _Ctx, cl: _Clauses, ex: Obligation) -> bool:
     obligations = [ex, *cl.requires]
     if not raises_example:
         obligations += [*cl.raises, *cl.ensures]
-    q = ctx.question(ex.id, obligations, build, scope.background(), scope.variables())
+    everything = frozenset(scope.variables())
+
+    def names(ob: Obligation) -> frozenset[str]:
+        # The example pins every input (and reads the result): it shares them all.
+        return everything if ob is ex else names_of(ob)
+
+    q = ctx.question(ex.id, obligations, build, scope.background(), scope.variables(), names)
     if not any(m.ob is ex for m in q.members):
         ctx.unknown(ex.id, [ex], q.unencodable[0][1] if q.unencodable else "cannot encode")
         return False

@@ -247,7 +247,7 @@ def check(ty: Ty, pair: tuple[Expr, dict[str, object]]) -> None:
     assert conforms(ours, ty), f"{source}: {ours!r} is not a {ty.show()}"
 
 
-@settings(max_examples=200)
+@settings(max_examples=150)
 @given(exprs_with_envs(BOOL, DEFAULT_VARS, depth=4))
 def test_bool_expressions_agree_with_python(pair: tuple[Expr, dict[str, object]]) -> None:
     check(BOOL, pair)
@@ -290,7 +290,7 @@ CONTROL_ONLY = (
 )
 
 
-@settings(max_examples=250)
+@settings(max_examples=200)
 @given(exprs_with_envs(BOOL, CONTROL_VARS, depth=4, exclude=CONTROL_ONLY))
 def test_control_flow_and_undefinedness_agree_with_python(
     pair: tuple[Expr, dict[str, object]],
@@ -389,7 +389,7 @@ def _top_level(draw: st.DrawFn) -> tuple[Expr, dict[str, object]]:
     return node, env
 
 
-@settings(max_examples=200)
+@settings(max_examples=150)
 @given(_top_level())
 def test_top_level_chains_and_boolean_operators_agree_with_python(
     pair: tuple[Expr, dict[str, object]],
@@ -421,7 +421,7 @@ def _junk_envs(draw: st.DrawFn) -> tuple[Expr, dict[str, object]]:
     return expr, mixed
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(_junk_envs())
 def test_wrong_typed_values_are_undefined_never_a_crash(
     pair: tuple[Expr, dict[str, object]],

@@ -84,26 +84,24 @@ def _check(expr: Expr, env: dict[str, Any]) -> None:
 @st.composite
 def _cases(draw: st.DrawFn) -> tuple[Expr, dict[str, Any]]:
     ty = draw(st.sampled_from(TYPES))
-    expr, env = draw(
-        exprs_with_envs(
-            ty, DEFAULT_VARS, depth=int(__import__("os").environ.get("DEPTH", "3")), exclude=EXCLUDE
-        )
-    )
+    expr, env = draw(exprs_with_envs(ty, DEFAULT_VARS, depth=3, exclude=EXCLUDE))
     return expr, env
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 @given(_cases())
 def test_printer_agrees_with_evaluator(case: tuple[Expr, dict[str, Any]]) -> None:
     expr, env = case
     _check(expr, env)
 
 
-@settings(max_examples=50)
-@given(exprs_with_envs(TList(INT), DEFAULT_VARS, depth=2, exclude=set()))
-def test_list_order_is_refused_not_approximated(case: tuple[Expr, dict[str, Any]]) -> None:
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(exprs_with_envs(BOOL, DEFAULT_VARS, depth=3, exclude=set()))
+def test_list_order_is_refused_never_approximated(case: tuple[Expr, dict[str, Any]]) -> None:
+    """With every feature on, an expression is either encoded faithfully or refused
+    (only lexicographic list order is refused), never encoded approximately."""
     expr, env = case
     try:
         _check(expr, env)
     except EncodingError as err:
-        assert "ordering" in str(err)
+        assert "ordering values of type list" in str(err)

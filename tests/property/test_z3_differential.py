@@ -11,21 +11,33 @@ cannot decide on closed terms is a failure too.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
 import pytest
 import z3
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from derivative._ast import BinOp, Call, Expr, IfExpr, Index, ListLit
 from derivative._eval import Evaluator
+from derivative._regex import RNode, node_to_python
 from derivative._types import BOOL, DATE, INT, REAL, STR, TBool, TList, Ty
 from derivative._values import UNDEFINED, Value
 from derivative._walk import walk
-from derivative.solver._encode import EMPTY_ELEMENT, Encoder, Term, from_model, literal, var
-from derivative.solver._z3util import Unsupported, make_solver
+from derivative.solver._encode import (
+    EMPTY_ELEMENT,
+    Encoder,
+    Term,
+    from_model,
+    literal,
+    regex_to_z3,
+    var,
+)
+from derivative.solver._z3util import Unsupported, make_solver, str_val
 from tests.property._exprgen import COLOR, DEFAULT_VARS, exprs_with_envs
+from tests.property.test_regex_props import regexes, strings
 
 TRUE = z3.BoolVal(True)
 
@@ -183,3 +195,16 @@ def test_values_agree(ty: Ty) -> None:
         _check(expr, env)
 
     inner()
+
+
+@SETTINGS
+@given(node=regexes, ss=st.lists(strings, min_size=1, max_size=5))
+def test_regexes_agree_with_python(node: RNode, ss: list[str]) -> None:
+    """The Z3 regex of a spec regex accepts exactly what Python's full match accepts."""
+    pattern = re.compile(node_to_python(node))
+    z3_regex = regex_to_z3(node)
+    s = make_solver(rlimit=5_000_000, timeout_ms=20_000)
+    for text in ss:
+        answer = _decide(s, z3.InRe(str_val(text), z3_regex))
+        assert answer is not None, f"Z3 could not decide {text!r}"
+        assert answer == (pattern.fullmatch(text) is not None), (node, text)

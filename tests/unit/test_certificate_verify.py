@@ -92,7 +92,14 @@ def certs(loaded: tuple[Contract, TypeInfo]) -> dict[str, Certificate]:
         "lockout_minutes", info.param_types["lockout_minutes"], file="lockout.req", line=9
     )
     assert lockout_range is not None
+    result_range = range_obligation("result", info.signatures["clamp"].returns, owner="clamp")
+    assert result_range is not None and result_range.id == "clamp.result.range"
     return {
+        "result_range": build_certificate(
+            contract, info, "unrealizable", [ob["S1"], result_range], {"x": 6, "label": "a"},
+            # models may name more than the core needs: the certificate keeps what it uses
+            {"S1": {"result": 0, "x": 6}, result_range.id: {"result": 12, "label": "a"}},
+        ),
         "requirements": build_certificate(
             contract, info, "inconsistent_requirements", [ob["R1"], ob["R2"]], None,
             {"R1": {"max_attempts": 0}, "R2": {"max_attempts": 3}},
@@ -161,7 +168,16 @@ def _rejected(result: verify_module.VerifyResult, *fragments: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["requirements", "range", "precondition", "unrealizable", "example", "raises_example", "enum"],
+    [
+        "requirements",
+        "range",
+        "result_range",
+        "precondition",
+        "unrealizable",
+        "example",
+        "raises_example",
+        "enum",
+    ],
 )
 def test_genuine_certificates_are_valid_with_and_without_the_spec(
     certs: dict[str, Certificate], spec_file: Path, name: str
@@ -419,6 +435,14 @@ def test_edited_witness(certs: dict[str, Certificate], spec_file: Path) -> None:
         verify(doc, [str(spec_file)], solvers=()),
         "the witness input satisfies the raises condition clamp.raises.ValueError",
     )
+    doc = _doc(certs["unrealizable"])
+    doc["witness_input"]["x"] = 600  # outside x: int in 0..100
+    doc["farkas"] = None
+    _rehash(_reencode(doc))
+    _rejected(
+        verify(doc, [str(spec_file)], solvers=()),
+        "the witness input x is not a value of its type int in 0..100",
+    )
     doc = _doc(certs["example"])
     doc["witness_input"]["x"] = 3
     _rehash(_reencode(doc))
@@ -488,6 +512,28 @@ def test_builder_refuses_a_core_that_is_not_minimal(loaded: tuple[Contract, Type
     models = {"R1": {"max_attempts": 0}, "R2": {"max_attempts": 3}, "R4": {"max_attempts": 0}}
     with pytest.raises(CertificateError, match="fails its own checks"):
         build_certificate(contract, info, "inconsistent_requirements", core, None, models)
+
+
+def test_builder_refuses_ranges_not_written_as_declared(
+    loaded: tuple[Contract, TypeInfo],
+) -> None:
+    contract, info = loaded
+    made_up = _ob(loaded, "R3").model_copy(update={"id": "lockout_minutes.range"})
+    with pytest.raises(CertificateError, match="not a declared range"):
+        build_certificate(
+            contract, info, "inconsistent_requirements", [made_up, _ob(loaded, "R3")], None,
+            {"lockout_minutes.range": {}, "R3": {}},
+        )  # fmt: skip
+    other = _ob(loaded, "R3").model_copy(update={"id": "R99"})
+    with pytest.raises(CertificateError, match="no declared range"):
+        build_certificate(contract, info, "inconsistent_requirements", [other], None, {"R99": {}})
+
+
+def test_certificates_keep_only_the_names_their_core_uses(certs: dict[str, Certificate]) -> None:
+    cert = certs["result_range"]
+    assert [m.model for m in cert.minimality] == [{"result": 0}, {"result": 12}]
+    assert [c.id for c in cert.core] == ["S1", "clamp.result.range"]
+    assert cert.core[1].expr == "0 <= result <= 10"
 
 
 def test_builder_refuses_a_satisfiable_core(loaded: tuple[Contract, TypeInfo]) -> None:

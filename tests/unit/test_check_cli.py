@@ -145,3 +145,19 @@ def test_write_atomically_leaves_no_temporary_file(tmp_path: Path) -> None:
     _cli_check._write_atomically(str(target), "{}\n")
     assert target.read_text(encoding="utf-8") == "{}\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_certificate_is_written_and_embedded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "cert.json"
+    assert _run([_spec(tmp_path, INFEASIBLE), "--certificate", str(target), "--json"]) == 3
+    doc = json.loads(capsys.readouterr().out)
+    written = json.loads(target.read_text(encoding="utf-8"))
+    assert written["format"] == "derivative.certificate/v1"
+    assert written["kind"] == "inconsistent_requirements"
+    assert sorted(e["id"] for e in written["core"]) == ["A", "x.range"]
+    assert doc["certificate"] == written
+    from derivative.certificates import verify
+
+    assert verify(written).valid
