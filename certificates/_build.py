@@ -22,7 +22,6 @@ construct with no faithful SMT-LIB encoding (``count``) raises ``EncodingError``
 from __future__ import annotations
 
 import datetime as _dt
-import sys
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -194,9 +193,9 @@ def _shown(o: Obligation, asserted: str) -> str:
 def _tool_version() -> str:
     """derivative's version, read from the already-loaded package (no import of the
     top layer from here: the layer rules forbid it)."""
-    package = sys.modules.get("derivative")
-    version = getattr(package, "__version__", None)
-    return str(version) if version else "unknown"
+    from derivative._version import __version__
+
+    return __version__
 
 
 def _now() -> str:

@@ -10,7 +10,10 @@ date variables, each member is written as ``<=`` rows ``sum(a_i * x_i) <= c``:
 - ``A < B`` over integers (every variable an int or a date, the row scaled to integer
   coefficients) is tightened to ``A - B <= -1``; over reals it is weakened to
   ``A - B <= 0`` (sound, possibly too weak: then no certificate is found);
-- constants and the witness input are replaced by their values; ``result`` and a
+- constants and the witness input are replaced by their values, and a call, index or
+  ``if`` that reads only those is computed with the evaluator (``len(password)`` at a
+  witness is a number); a condition that reads only those is computed too: true gives
+  no row, false or undefined the row ``0 <= -1``; ``result`` and a
   call of the subject function (in an example) are the variable ``result``; dates
   are day ordinals.
 
@@ -47,7 +50,8 @@ from derivative._ast import (
     Unary,
 )
 from derivative._types import TDate, TInt, TReal, Ty
-from derivative._values import Value
+from derivative._values import UNDEFINED, Value
+from derivative._walk import free_names, walk
 
 __all__ = ["LinearContext", "Row", "check_combination", "derive_rows", "find_multipliers"]
 
@@ -94,6 +98,10 @@ class LinearContext:
 
 _Lin = tuple[dict[str, Fraction], Fraction]
 
+_COMPUTED = frozenset({"call", "index", "if"})
+"""Ground expressions of these kinds are evaluated to a number (literals, names and
+arithmetic are read directly, so their rows stay readable)."""
+
 
 def _number(v: object) -> Fraction | None:
     if isinstance(v, bool):
@@ -116,8 +124,31 @@ def _add(a: _Lin, b: _Lin, sign: int = 1) -> _Lin:
     return ({n: c for n, c in out.items() if c != 0}, a[1] + sign * b[1])
 
 
+def _ground(e: Expr, ctx: LinearContext) -> bool:
+    """Whether ``e`` reads only constants and the witness input (no decision variable)."""
+    if not free_names(e) <= set(ctx.constants):
+        return False
+    return not any(
+        n.kind == "result" or (isinstance(n, Call) and n.func == ctx.call_name) for n in walk(e)
+    )
+
+
+def _value(e: Expr, ctx: LinearContext) -> object:
+    """The value of a ground expression (``UNDEFINED`` where the language says so)."""
+    from derivative._eval import EvaluationError, Evaluator
+
+    try:
+        return Evaluator(ctx.constants).eval(e, {})
+    except EvaluationError:
+        return UNDEFINED
+
+
 def _linear(e: Expr, ctx: LinearContext) -> _Lin | None:
     """``e`` as ``(coefficients, constant)``, or None if it is not linear arithmetic."""
+    if e.kind in _COMPUTED and _ground(e, ctx):
+        # len(XS), abs(NEG), a witness's len(password) ...: a number, computed exactly
+        q = _number(_value(e, ctx))
+        return None if q is None else ({}, q)
     if isinstance(e, IntLit):
         return ({}, Fraction(e.value))
     if isinstance(e, RealLit):
@@ -214,6 +245,10 @@ _NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 
 
 def _rows(e: Expr, ctx: LinearContext) -> list[Row] | None:
+    if e.kind != "bool" and _ground(e, ctx):
+        # a condition on constants only: true adds nothing; false or undefined means the
+        # member can never hold, which the row 0 <= -1 says
+        return [] if _value(e, ctx) is True else [Row.make({}, Fraction(-1))]
     if isinstance(e, BoolLit):
         return [] if e.value else [Row.make({}, Fraction(-1))]
     if isinstance(e, BoolOp) and e.op == "and":

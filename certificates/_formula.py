@@ -17,7 +17,8 @@ requirement, requires, ensures      its expression
 ``example: f(args) raises E``       ``C1 or C2 ...``: one of the ``when`` conditions of the
                                     raises clauses of ``f`` whose exception is related to
                                     ``E`` (a subclass or a base) holds; ``false`` if none
-a type range (synthetic)            ``LO <= x <= HI`` / ``matches(x, "RE")`` with the id
+a type range (synthetic)            ``LO <= x <= HI`` / ``matches(x, "RE")`` / for a list
+                                    ``all(... for item in xs)``, with the id
                                     ``x.range`` (``f.x.range``, ``f.result.range`` inside
                                     function ``f``)
 ==================================  ======================================================
@@ -37,6 +38,7 @@ from derivative._ast import (
     Compare,
     Contract,
     Expr,
+    Generator,
     IntLit,
     Name,
     Obligation,
@@ -44,7 +46,7 @@ from derivative._ast import (
     StrLit,
     Unary,
 )
-from derivative._types import TInt, TStr, Ty
+from derivative._types import TInt, TList, TStr, Ty
 
 __all__ = [
     "RANGE_SUFFIX",
@@ -61,8 +63,32 @@ def _int(n: int) -> Expr:
     return IntLit(value=n) if n >= 0 else Unary(op="-", operand=IntLit(value=-n))
 
 
-def range_expr(subject: Expr, ty: Ty) -> Expr | None:
-    """The refinement of ``ty`` as a condition on ``subject`` (None: ``ty`` has none)."""
+def _item_name(taken: frozenset[str]) -> str:
+    for name in ("item", "elem", "element", "member"):
+        if name not in taken:
+            return name
+    n = 1
+    while f"item{n}" in taken:
+        n += 1
+    return f"item{n}"
+
+
+def range_expr(subject: Expr, ty: Ty, taken: frozenset[str] = frozenset()) -> Expr | None:
+    """The refinement of ``ty`` as a condition on ``subject`` (None: ``ty`` has none).
+
+    A list whose elements are refined gives ``all(COND for item in subject)``; the
+    bound name is the first of ``item``, ``elem``, ``element``, ``member`` that is not the
+    subject's own name or an enclosing bound name (shadowing anything else is harmless:
+    the body only reads the bound name), so the builder and the verifier agree on it.
+    """
+    if isinstance(ty, TList):
+        if isinstance(subject, Name):
+            taken = taken | {subject.id}
+        var = _item_name(taken)
+        inner = range_expr(Name(id=var), ty.elem, taken | {var})
+        if inner is None:
+            return None
+        return Generator(func="all", body=inner, var=var, iterable=subject)
     if isinstance(ty, TInt) and (ty.lo is not None or ty.hi is not None):
         if ty.lo is not None and ty.hi is not None:
             return Compare(ops=("<=", "<="), operands=(_int(ty.lo), subject, _int(ty.hi)))

@@ -25,7 +25,9 @@ value ``v``, built compositionally with Python's left-to-right short-circuiting:
 Python semantics that SMT-LIB does not share are spelt out: SMT-LIB ``div``/``mod``
 are Euclidean, so ``//`` and ``%`` are helper functions that flip signs for a
 negative divisor; dates are ``Int`` ordinals (``date.toordinal``); enums are
-datatypes whose constructors are ``Enum.member``; lists are sequences (the solvers'
+datatypes whose constructors are ``Enum.member``; a declared date variable gets an
+unnamed assertion that it is a calendar day (its type's domain, not a core member);
+lists are sequences (the solvers'
 common extension); ``sum``, ``min``/``max`` of a list, ``occurrences`` and ``sorted``
 are recursive functions (``define-fun-rec``).  Constructs without a faithful
 encoding (``count``, ordering of lists, ``str`` of a bool is fine but of a real is
@@ -1369,8 +1371,10 @@ class SmtEncoder:
                 )
             else:
                 lines.append(f"(declare-fun {symbol(name)} () {sort_of(ty)})")
+                lines.extend(_domain(symbol(name), ty))
         if self.used_result:
             lines.append(f"(declare-fun result () {sort_of(self._result_type())})")
+            lines.extend(_domain("result", self._result_type()))
         return lines
 
     def taken_symbols(self) -> set[str]:
@@ -1380,6 +1384,16 @@ class SmtEncoder:
         for name in self.used_enums:
             out |= {f"{name}.{m}" for m in self._enum(name).members}
         return out
+
+
+def _domain(sym: str, ty: Ty) -> list[str]:
+    """What the sort does not say about a variable's values: a date is a calendar day.
+
+    Unnamed, so not part of the core: it belongs to the type, like a datatype's members.
+    """
+    if isinstance(ty, TDate):
+        return [f"(assert (and (<= {MIN_DATE_ORDINAL} {sym}) (<= {sym} {MAX_DATE_ORDINAL})))"]
+    return []
 
 
 _MAY_BE_ANY: Final = frozenset({"binop", "unary", "if", "index", "call"})

@@ -25,12 +25,14 @@ def _verdict(output: str) -> tuple[str, str]:
     """The last sat/unsat/unknown line of a solver's output, and any error text."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("(error")]
-    answers = [line for line in lines if line in _VERDICTS]
+    # cvc5 may qualify an unknown: "unknown (INCOMPLETE)"
+    answers = [line for line in lines if line.split(" ", 1)[0] in _VERDICTS]
     if errors:
         return "error", " ".join(errors)[:2000]
     if not answers:
         return "error", "the solver gave no answer to (check-sat)"
-    return answers[-1], ""
+    verdict, _, why = answers[-1].partition(" ")
+    return verdict, why.strip("() ")
 
 
 def run_z3(script: str) -> dict[str, Any]:
@@ -50,6 +52,9 @@ def run_z3(script: str) -> dict[str, Any]:
 
 def _cvc5_run(cvc5: Any, script: str, proofs: bool) -> tuple[str, str, Any, Any]:
     solver = cvc5.Solver()
+    # Bounded quantifiers (forall/exists/all/any) need full instantiation when
+    # e-matching saturates; it only adds instances, so it never changes a verdict.
+    solver.setOption("enum-inst", "true")
     if proofs:
         solver.setOption("produce-proofs", "true")
     symbols = cvc5.SymbolManager(solver)

@@ -73,7 +73,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=_positive_int,
         default=None,
         metavar="N",
-        help="Z3 resource limit per solver call (deterministic; default 20000000)",
+        help="Z3 resource limit per solver call (deterministic; default 2000000)",
     )
     p.add_argument(
         "--timeout",

@@ -44,7 +44,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from derivative import __version__, _cli_sandbox, _cli_validate
+from derivative import (
+    __version__,
+    _cli_certificate,
+    _cli_check,
+    _cli_sandbox,
+    _cli_validate,
+)
 from derivative._errors import DerivativeError, UsageError
 
 EXIT_OK = 0
@@ -181,6 +187,12 @@ def _clause(expr: str, exception: str | None, kind: str) -> str:
 COMMANDS: tuple[Command, ...] = (
     Command(("parse",), "parse and type-check a requirement set", _parse_arguments, run_parse),
     Command(
+        ("check",),
+        "decide whether a requirement set can hold; prove it when it cannot",
+        _cli_check.add_arguments,
+        _cli_check.run,
+    ),
+    Command(
         ("sandbox", "build-image"),
         "build the Docker sandbox image",
         _cli_sandbox.build_image_arguments,
@@ -191,6 +203,12 @@ COMMANDS: tuple[Command, ...] = (
         "show what isolation this machine can give, and why",
         _cli_sandbox.doctor_arguments,
         _cli_sandbox.run_doctor,
+    ),
+    Command(
+        _cli_certificate.COMMAND,
+        _cli_certificate.HELP,
+        _cli_certificate.add_arguments,
+        _cli_certificate.run,
     ),
     Command(
         (_cli_validate.NAME,), _cli_validate.HELP, _cli_validate.add_arguments, _cli_validate.run

@@ -51,6 +51,7 @@ from derivative._ast import (
     Count,
     Expr,
     Generator,
+    IfExpr,
     IntLit,
     Obligation,
     Quantifier,
@@ -64,7 +65,7 @@ from derivative._printer import to_source
 from derivative._typecheck import TypeInfo
 from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty, base
 from derivative._values import EnumValue
-from derivative._walk import free_names, walk
+from derivative._walk import children, free_names, walk
 from derivative.solver._encode import (
     DATE_MAX,
     DATE_MIN,
@@ -131,6 +132,8 @@ class Trigger:
     status: TriggerStatus = "unknown"
     input: dict[str, object] | None = None
     reason: str | None = None
+    context: tuple[Expr, ...] = ()
+    """Conditions under which the trigger decides its obligation (solved for first)."""
 
 
 @dataclass
@@ -168,20 +171,18 @@ def _over_inputs(expr: Expr, allowed: frozenset[str]) -> bool:
     return free_names(expr) <= allowed
 
 
-def _inside_binder(root: Expr) -> set[int]:
-    """ids of nodes that sit inside a quantifier or generator body (they see bound vars)."""
-    out: set[int] = set()
-    for n in walk(root):
-        if isinstance(n, (Quantifier, Generator)):
-            for m in walk(n.body):
-                out.add(id(m))
-    return out
-
-
 def find_triggers(
     info: TypeInfo, owner: str, obligations: Sequence[Obligation]
 ) -> list[Trigger]:
-    """Every trigger of the owner's ``requires``/``ensures``/``raises`` obligations."""
+    """Every trigger of the owner's ``requires``/``ensures``/``raises`` obligations.
+
+    Each trigger also carries its *context*: the conditions under which it decides
+    its obligation (the other operands of an enclosing ``and`` are true, of an ``or``
+    false, the antecedent of an ``implies`` holds, the condition of an ``if`` selects
+    its branch), as far as they are over the inputs.  The solver looks for an input
+    hitting the trigger in its context first: ``len(name) == 16`` is only worth
+    testing where the rest of ``3 <= len(name) <= 16 and matches(name, RE)`` holds.
+    """
     sig = info.signatures[owner]
     scope = {n: t for n, t, _ in sig.params}
     allowed = frozenset(scope) | frozenset(info.const_values)
@@ -196,30 +197,63 @@ def find_triggers(
             continue
         seen: set[str] = set()
 
-        def add(kind: TriggerKind, expr: Expr, o: Obligation = o, seen: set[str] = seen) -> None:
+        def add(kind: TriggerKind, expr: Expr, context: tuple[Expr, ...] = (),
+                o: Obligation = o, seen: set[str] = seen) -> None:
             text = to_source(expr)
             key = f"{kind}:{text}"
             if key in seen:
                 return
             seen.add(key)
-            out.append(Trigger(f"{o.id}#{len(seen)}", o.id, kind, expr, text))
+            ctx = tuple(c for c in context if _over_inputs(c, allowed))
+            out.append(Trigger(f"{o.id}#{len(seen)}", o.id, kind, expr, text, context=ctx))
 
         if o.kind == "raises" and _over_inputs(o.expr, allowed):
             add("raises", o.expr)
         if o.kind == "ensures" and normal is not None:
             add("normal", normal)
-        skip = _inside_binder(o.expr)
-        for n in walk(o.expr):
-            if id(n) in skip:
-                continue
-            if isinstance(n, BoolOp) and n.op == "implies" and _over_inputs(n.left, allowed):
-                add("antecedent", n.left)
+
+        def visit(n: Expr, ctx: tuple[Expr, ...], add: Any = add) -> None:
+            if isinstance(n, (Quantifier, Generator)):
+                for c in (n.lo, n.hi) if isinstance(n, Quantifier) else (n.iterable,):
+                    visit(c, ctx)
+                return  # the body sees a bound variable
+            if isinstance(n, BoolOp):
+                if n.op == "and":
+                    visit(n.left, (*ctx, n.right))
+                    visit(n.right, (*ctx, n.left))
+                elif n.op == "or":
+                    visit(n.left, (*ctx, _not(n.right)))
+                    visit(n.right, (*ctx, _not(n.left)))
+                elif n.op == "implies":
+                    if _over_inputs(n.left, allowed):
+                        add("antecedent", n.left, ctx)
+                    visit(n.left, ctx)
+                    visit(n.right, (*ctx, n.left))
+                else:
+                    visit(n.left, ctx)
+                    visit(n.right, ctx)
+                return
+            if isinstance(n, IfExpr):
+                visit(n.cond, ctx)
+                visit(n.then, (*ctx, n.cond))
+                visit(n.orelse, (*ctx, _not(n.cond)))
+                return
             if isinstance(n, Compare):
                 for i, op in enumerate(n.ops):
                     a, b = n.operands[i], n.operands[i + 1]
                     for kind, t in _link_triggers(info, full_scope, op, a, b, allowed):
-                        add(kind, t)
+                        add(kind, t, ctx)
+            for c in children(n):
+                visit(c, ctx)
+
+        visit(o.expr, ())
     return out
+
+
+def _not(e: Expr) -> Expr:
+    if isinstance(e, Unary) and e.op == "not":
+        return e.operand
+    return Unary(op="not", operand=e)
 
 
 def normal_condition(raises: Sequence[Obligation]) -> Expr | None:
@@ -707,7 +741,7 @@ def plan_for(
         if not space.encodable:
             t.status, t.reason = "unknown", space.reason
             continue
-        cache_key = f"{t.kind}:{t.description}"
+        cache_key = f"{t.kind}:{t.description}:" + ";".join(to_source(c) for c in t.context)
         if cache_key in solved and t.kind != "raises":
             status, values = solved[cache_key]
         else:
@@ -718,7 +752,15 @@ def plan_for(
                 plan.unknowns.append(f"{t.obligation}: {t.description}: {exc}")
                 continue
             status, values = "unknown", None
-            if t.kind == "raises":
+            if t.context:
+                try:
+                    ctx = [space.encode(c) for c in t.context]
+                    status, values = space.solve(cond, *ctx)
+                except (Unsupported, z3.Z3Exception):
+                    status, values = "unknown", None
+                if status != "sat":
+                    status, values = "unknown", None
+            if status != "sat" and t.kind == "raises":
                 others = []
                 for o in raises:
                     if o.id != t.obligation:
@@ -739,6 +781,16 @@ def plan_for(
             plan.unknowns.append(f"{t.obligation}: {t.description}: the solver could not decide")
     for values in example_inputs:
         keep(dict(values))
+    # The edges of declared ranges (`int in LO..HI`) are preconditions too.
+    if space.encodable:
+        for n, t in space.params:
+            if isinstance(t, TInt):
+                for edge in (t.lo, t.hi):
+                    if edge is None:
+                        continue
+                    status, values = space.solve(space.vars[n].value == edge)
+                    if status == "sat":
+                        keep(values)
     plan.pool = space.pool()
     if not plan.inputs and plan.pool:
         keep(plan.pool[0])

@@ -43,7 +43,7 @@ from derivative._ast import (
 )
 from derivative._eval import Evaluator
 from derivative._printer import to_source
-from derivative._types import TEnum, Ty
+from derivative._types import TBool, TDate, TEnum, TInt, TReal, Ty
 from derivative._values import Value
 from derivative._walk import free_names, walk
 from derivative.solver._encode import (
@@ -253,9 +253,16 @@ def _add_cores(
     witness_input: Mapping[str, Value] | None = None,
     extra: Sequence[Z] = (),
     variables: Sequence[str] | None = None,
+    require: Obligation | None = None,
 ) -> bool:
-    """Find the minimal core(s) of an unsatisfiable question and record them."""
+    """Find the minimal core(s) of an unsatisfiable question and record them.
+
+    With ``require``, only cores containing that obligation are this kind's business
+    (an example's conflict must involve the example).
+    """
     found = q.minimal_core(extra=extra)
+    if found is not None and require is not None and require not in [m.ob for m in found.members]:
+        return False
     if found is None:
         ctx.unknown(q.name, [m.ob for m in q.members], "the conflict could not be re-derived")
         return False
@@ -263,12 +270,16 @@ def _add_cores(
     if ctx.options.all_cores:
         results = []
         for component in q.components():
+            if require is not None and require not in [m.ob for m in component]:
+                continue
             if q.check(component, extra).verdict != "unsat":
                 continue
             cores, mcses, complete = q.enumerate(
                 component, ctx.options.max_cores, ctx.options.enumeration_seconds, extra
             )
-            results.extend(cores)
+            results.extend(
+                c for c in cores if require is None or require in [m.ob for m in c.members]
+            )
             for mcs in mcses:
                 ctx.corrections.append(Correction(subject, tuple(m.ob for m in mcs)))
             if not complete:
@@ -497,9 +508,10 @@ def _unused_params(ctx: _Ctx) -> None:
 # --------------------------------------------------------------------------- functions
 
 
-def _clauses(ctx: _Ctx, owner: Owner) -> _Clauses:
+def _clauses(ctx: _Ctx, owner: Owner, record: bool = True) -> _Clauses:
     syn_requires, syn_ensures = owner_obligations(owner, {n: v for n, (v, _) in ctx.consts.items()})
-    ctx.synthetic.extend(syn_requires + syn_ensures)
+    if record:
+        ctx.synthetic.extend(syn_requires + syn_ensures)
     obs = ctx.contract.obligations_of(owner.name)
     return _Clauses(
         owner,
@@ -516,6 +528,8 @@ class _Scope:
 
     inputs: dict[str, Term]
     result: Term | None
+    origin: list[Z] = field(default_factory=list)
+    """For ``p: T from op``: ``p`` is something ``op`` may return (see ``_origins``)."""
 
     @property
     def env(self) -> dict[str, Term]:
@@ -530,8 +544,10 @@ class _Scope:
             out["result"] = (self.result.value, self.result.ty)
         return out
 
-    def background(self, with_result: bool = True) -> list[Z]:
+    def background(self, with_result: bool = True, origin: bool = False) -> list[Z]:
         out = [intrinsic_domain(t.value, t.ty) for t in self.inputs.values()]
+        if origin:
+            out.extend(self.origin)
         if with_result and self.result is not None:
             out.append(intrinsic_domain(self.result.value, self.result.ty))
         return out
@@ -547,6 +563,7 @@ def _owner(ctx: _Ctx, owner: Owner) -> CallWitness | None:
     """All questions about one function or operation; its witness if feasible."""
     cl = _clauses(ctx, owner)
     sc = _scope(owner)
+    sc.origin = _origins(ctx, owner, sc)
     enc = ctx.encoder(sc.env)
 
     def holds(ob: Obligation) -> Z:
@@ -611,6 +628,35 @@ def _owner(ctx: _Ctx, owner: Owner) -> CallWitness | None:
 
     # 4. realizability and the witness ------------------------------------------
     return _realize(ctx, cl, sc, enc, no_raise, pre)
+
+
+def _origins(ctx: _Ctx, owner: Owner, sc: _Scope) -> list[Z]:
+    """What ``p: T from op`` tells about ``p``: some valid, normal call of ``op`` returned it.
+
+    Used where it can only remove false alarms (realizability and the witness), never
+    to prove a conflict: which values ``op`` actually returns is the implementation's
+    choice, so a conflict that depends on ``p`` stays ``unknown`` (see ``_unrealizable``).
+    """
+    out: list[Z] = []
+    if owner.system is None:
+        return out
+    table = {o.name: o for o in owners(ctx.contract, ctx.info.signatures)}  # type: ignore[attr-defined]
+    for name, _, source in owner.params:
+        origin = table.get(f"{owner.system}.{source}") if source else None
+        if origin is None or not origin.has_result:
+            continue
+        cl = _clauses(ctx, origin, record=False)
+        env = {n: var(f"{origin.name}.{n}!{name}", t) for n, t, _ in origin.params}
+        env["result"] = sc.inputs[name]
+        enc = ctx.encoder(env)
+        try:
+            parts = [enc.encode(o.expr).holds for o in cl.requires + cl.ensures]
+            parts += [z3.Not(enc.encode(o.expr).holds) for o in cl.raises]
+        except Unsupported:
+            continue
+        parts += [intrinsic_domain(t.value, t.ty) for n, t in env.items() if n != "result"]
+        out.append(conj(*parts))
+    return out
 
 
 def _ambiguity(ctx: _Ctx, pre: Question, cl: _Clauses, raise_holds: list[Z]) -> None:
@@ -740,6 +786,17 @@ def _example(ctx: _Ctx, cl: _Clauses, ex: Obligation) -> bool:
     if ans.verdict == "unknown":
         ctx.unknown(ex.id, obligations, ans.reason)
         return False
+    # The example must take part: clauses that conflict at its input on their own are
+    # a precondition or realizability problem, found (and certified) by those questions.
+    ensures_ids = {o.id for o in cl.ensures}
+    at_input = [args_defined]
+    ens_only = [m for m in q.members if m.ob.id in ensures_ids]
+    call_ok = [m for m in q.members if m.ob is not ex and m.ob.id not in ensures_ids]
+    if (
+        q.check(ens_only, at_input).verdict == "unsat"
+        and q.check(call_ok, at_input).verdict == "sat"
+    ):
+        return True
 
     def explain(r: CoreResult) -> str:
         at = _values_text(witness)
@@ -772,6 +829,7 @@ def _example(ctx: _Ctx, cl: _Clauses, ex: Obligation) -> bool:
         owner.name,
         explain,
         witness_input=witness,
+        require=ex,
     )
     return False
 
@@ -805,7 +863,7 @@ def _realize(
     owner = cl.owner
     subject = owner.name
     valid = [m.formula for m in pre.members]
-    inputs_bg = sc.background(False)
+    inputs_bg = sc.background(False, origin=True)
 
     def ens_holds(env_enc: Encoder) -> Z:
         return conj(*[env_enc.encode(o.expr).holds for o in cl.ensures])
@@ -842,7 +900,18 @@ def _realize(
     else:
         r = sc.result.value
         body = z3.Implies(intrinsic_domain(r, sc.result.ty), z3.Not(all_ens))
-        ans = q.check(extra=[z3.ForAll([r], body)])
+        quantified = [z3.ForAll([r], body)]
+        # Pure arithmetic (ints, reals, dates, bools, enums) is decided completely by
+        # quantifier elimination; everything else goes to the default solver first.
+        arithmetic = all(
+            isinstance(t, TInt | TReal | TBool | TDate | TEnum)
+            for t in [sc.result.ty, *(t for _, t in s_vars.values())]
+        )
+        ans = q.check_eliminating(quantified) if arithmetic else q.check(extra=quantified)
+        if arithmetic and ans.verdict == "unknown":
+            second = q.check(extra=quantified)
+            if second.verdict != "unknown":
+                ans = second
     if ans.verdict == "unknown":
         ctx.unknown(q.name, cl.ensures, ans.reason)
         return None
@@ -894,13 +963,9 @@ def _unrealizable(ctx: _Ctx, cl: _Clauses, bad_input: dict[str, Value]) -> None:
         return
     if owner.from_params:
         core = q.minimal_core()
-        used = (
-            set().union(*(free_names(o.expr) for o in cl.requires + cl.raises))
-            if (cl.requires or cl.raises)
-            else set()
-        )
-        if core is not None:
-            used |= set().union(*(m.names for m in core.members)) if core.members else set()
+        used: set[str] = set()
+        for o in cl.requires + cl.raises + ([m.ob for m in core.members] if core else []):
+            used |= free_names(o.expr)
         if used & set(owner.from_params):
             ctx.unknown(
                 q.name,
@@ -950,7 +1015,7 @@ def _witness(
         f"{subject} witness",
         [*cl.requires, *cl.raises, *cl.ensures],
         build,
-        sc.background(),
+        sc.background(origin=True),
         sc.variables(),
     )
     ans = behaviour.check()

@@ -135,6 +135,32 @@ class Question:
             if extra:
                 s.pop()
 
+    def check_eliminating(self, extra: Sequence[Z]) -> Answer:
+        """All members and ``extra`` after quantifier elimination (Z3's ``qe`` tactic).
+
+        A second, complete route for linear integer and real arithmetic, where the
+        default solver's quantifier instantiation can answer "incomplete quantifiers".
+        """
+        s = z3.Then("qe", "smt").solver()
+        s.set("random_seed", 0)
+        s.set("rlimit", self.rlimit)
+        s.set("timeout", self.timeout_ms)
+        for b in self.background:
+            s.add(b)
+        for m in self.members:
+            s.add(m.formula)
+        for e in extra:
+            s.add(e)
+        try:
+            r = s.check()
+        except z3.Z3Exception as exc:  # a tactic that does not apply to this fragment
+            return Answer("unknown", None, f"quantifier elimination failed: {exc}")
+        if r == z3.sat:
+            return Answer("sat", s.model())
+        if r == z3.unsat:
+            return Answer("unsat", set())
+        return Answer("unknown", None, _reason(s))
+
     def values(self, model: Z, names: Iterable[str] | None = None) -> dict[str, Value]:
         """The model's values of the question's variables (all, or ``names``)."""
         wanted = (

@@ -23,6 +23,7 @@ from typing import Any
 from derivative._ast import Obligation
 from derivative._printer import to_source
 from derivative._values import EnumValue, Value
+from derivative.solver._document import CheckDocument
 from derivative.solver._result import CallWitness, CheckResult, Core, Finding
 
 CHECK_FORMAT = "derivative.check/v1"
@@ -162,7 +163,7 @@ def render_json(result: CheckResult) -> dict[str, Any]:
     certificate = result.certificate
     if certificate is not None and hasattr(certificate, "to_json"):
         certificate = certificate.to_json()
-    return {
+    doc = {
         "format": CHECK_FORMAT,
         "status": result.status,
         "witness": witness,
@@ -176,6 +177,7 @@ def render_json(result: CheckResult) -> dict[str, Any]:
         ],
         "reason": result.reason,
     }
+    return CheckDocument.model_validate(doc).model_dump(mode="json")
 
 
 # --------------------------------------------------------------------------- text
@@ -313,7 +315,7 @@ def render_sarif(result: CheckResult, strict: bool = False) -> dict[str, Any]:
     for u in result.unknowns:
         members = [by_id[i] for i in u.ids if i in by_id]
         results.append(_sarif_result("unknown", "note", f"{u.question}: {u.reason}", members))
-    from derivative import __version__
+    from derivative._version import __version__
 
     return {
         "$schema": SARIF_SCHEMA,

@@ -40,7 +40,7 @@ class CheckOptions:
     """How hard to try.  ``rlimit`` (Z3's deterministic resource limit, per solver call)
     decides; ``timeout`` (seconds per call) is only a safety net on a stuck machine."""
 
-    rlimit: int = 20_000_000
+    rlimit: int = 2_000_000
     timeout: float = 60.0
     all_cores: bool = False
     redundancy: bool = False

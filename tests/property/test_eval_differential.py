@@ -355,6 +355,10 @@ def _binders(draw: st.DrawFn) -> tuple[Expr, dict[str, object]]:
             var=var,
             iterable=iterable,
         )
+    if var in CONTROL_VARS and draw(st.booleans()):
+        # after the binder, the outer `var` must be visible again
+        after = Compare(ops=("<=",), operands=(Name(id=var), draw(small)))
+        node = BoolOp(op="iff", left=node, right=after)
     env: dict[str, object] = dict(draw(envs(CONTROL_VARS)))
     return node, env
 
@@ -432,3 +436,34 @@ def test_wrong_typed_values_are_undefined_never_a_crash(
     got = EV.eval(expr, env)
     assert got is UNDEFINED or sort_of(got) is not None or isinstance(got, float)
     assert EV.holds(expr, env) in (True, False, UNDEFINED)
+
+
+@st.composite
+def _top_level_int(draw: st.DrawFn) -> tuple[Expr, dict[str, object]]:
+    """Integer arithmetic and conversions at the top, where nothing masks them."""
+    ints = typed_exprs(INT, CONTROL_VARS, 2, exclude=CONTROL_ONLY)
+    kind = draw(st.sampled_from(["//", "%", "+", "-", "*", "int", "index"]))
+    node: Expr
+    if kind == "int":
+        text = draw(
+            st.one_of(
+                typed_exprs(STR, CONTROL_VARS, 2, exclude=CONTROL_ONLY),
+                ints.map(lambda e: Call(func="str", args=(e,))),
+            )
+        )
+        node = Call(func="int", args=(text,))
+    elif kind == "index":
+        node = Index(base=draw(typed_exprs(TList(INT), CONTROL_VARS, 2)), index=draw(ints))
+    else:
+        node = BinOp(op=kind, left=draw(ints), right=draw(ints))  # type: ignore[arg-type]
+    env: dict[str, object] = dict(draw(envs(CONTROL_VARS)))
+    return node, env
+
+
+@settings(max_examples=150)
+@given(_top_level_int())
+def test_top_level_int_arithmetic_and_conversions_agree_with_python(
+    pair: tuple[Expr, dict[str, object]],
+) -> None:
+    """Floor division and modulo signs, int() of signed or spaced text, negative indexes."""
+    check(INT, pair)

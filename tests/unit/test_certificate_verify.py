@@ -64,6 +64,9 @@ function code(s: str) -> bool
 function pick(m: Mode) -> Mode
     ensures K1: result != m
     ensures K2: result == Mode.strict
+
+param codes: list[int in 0..9]
+requirement Q1: len(codes) >= 1 and codes[0] >= 10
 """
 
 
@@ -94,7 +97,13 @@ def certs(loaded: tuple[Contract, TypeInfo]) -> dict[str, Certificate]:
     assert lockout_range is not None
     result_range = range_obligation("result", info.signatures["clamp"].returns, owner="clamp")
     assert result_range is not None and result_range.id == "clamp.result.range"
+    codes_range = range_obligation("codes", info.param_types["codes"])
+    assert codes_range is not None
     return {
+        "list_range": build_certificate(
+            contract, info, "inconsistent_requirements", [codes_range, ob["Q1"]], None,
+            {codes_range.id: {"codes": (10,)}, "Q1": {"codes": ()}},
+        ),
         "result_range": build_certificate(
             contract, info, "unrealizable", [ob["S1"], result_range], {"x": 6, "label": "a"},
             # models may name more than the core needs: the certificate keeps what it uses
@@ -171,6 +180,7 @@ def _rejected(result: verify_module.VerifyResult, *fragments: str) -> None:
     [
         "requirements",
         "range",
+        "list_range",
         "result_range",
         "precondition",
         "unrealizable",
@@ -246,10 +256,16 @@ def test_function_certificates_fix_the_witness_and_declare_result(
     assert "the example X2" in cert.explanation
     raises = certs["raises_example"]
     assert [c.expr for c in raises.core] == ["len(label) == 0"]
-    assert raises.farkas is None
+    # at the witness, len(label) == 0 is a computed falsehood: the row 0 <= -1
+    assert raises.farkas is not None
+    assert [(f.row.coefficients, f.row.bound, f.multiplier) for f in raises.farkas] == [
+        ({}, "-1/1", "1/1")
+    ]
     assert certs["range"].core[0].id == "lockout_minutes.range"
     assert certs["range"].core[0].expr == "0 <= lockout_minutes <= 1440"
     assert certs["precondition"].farkas is None
+    assert certs["list_range"].core[0].expr == "all(0 <= item <= 9 for item in codes)"
+    assert certs["list_range"].farkas is None
     assert certs["enum"].declarations[0].model_dump() == {
         "kind": "enum", "name": "Mode", "members": ["strict", "lenient"]
     }  # fmt: skip

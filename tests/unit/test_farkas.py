@@ -83,6 +83,25 @@ def test_witness_values_and_results_are_constants_and_variables() -> None:
     ]
 
 
+def test_ground_parts_are_computed() -> None:
+    ctx = LinearContext(
+        variables={"result": INT}, constants={"s": "abc", "xs": (4, 5)}, call_name="f"
+    )
+    types = (
+        "function f(s: str, xs: list[int]) -> int\n"
+        '    ensures E: result == len(s) + xs[1] * 2 and startswith(s, "a")\n'
+        "    ensures F: result <= 1 or len(s) > 9\n"
+        "    ensures G: len(s) // 0 == 1\n"
+    )
+    contract = parse_text(f"spec t version 1\n{types}")
+    derived = derive_rows([o.expr for o in contract.obligations[:1]], ctx)
+    assert derived is not None
+    assert [r.show() for r in derived[0]] == ["result <= 13", "-result <= -13"]
+    assert derive_rows([contract.obligations[1].expr], ctx) is None  # 'or' with a variable
+    derived = derive_rows([contract.obligations[2].expr], ctx)  # undefined: cannot hold
+    assert derived is not None and [r.show() for r in derived[0]] == ["0 <= -1"]
+
+
 def test_multipliers_are_found_exactly_and_checked() -> None:
     derived = derive_rows([expr("a >= 3"), expr("a + b <= 1"), expr("b >= 0")], CTX)
     assert derived is not None

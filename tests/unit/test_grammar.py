@@ -113,7 +113,7 @@ def err(text: str) -> SpecError:
         ("xs[i + 1][0]", "(idx (idx xs (+ i 1)) 0)"),
         ("f(x)[0]", "(idx (f x) 0)"),
         ("E.m == x", "(cmp E.m == x)"),
-        ("len(s) > 3 and s[0] == \"a\"", "(and (cmp (len s) > 3) (cmp (idx s 0) == 'a'))"),
+        ('len(s) > 3 and s[0] == "a"', "(and (cmp (len s) > 3) (cmp (idx s 0) == 'a'))"),
     ],
 )
 def test_precedence(src: str, tree: str) -> None:
@@ -203,7 +203,7 @@ def test_english_positions() -> None:
 
 
 def test_literals() -> None:
-    assert sx(cond("[1, 2.50, \"a\", true, false, date(\"2026-03-01\"), E.m]")) == (
+    assert sx(cond('[1, 2.50, "a", true, false, date("2026-03-01"), E.m]')) == (
         "[1 real:2.5 'a' T F date:2026-03-01 E.m]"
     )
     assert cond("1_000 == x").operands[0].value == 1000
@@ -278,14 +278,14 @@ def test_declarations_and_types() -> None:
         + "exception Bad\n"
         + "exception Worse(Bad)\n"
         + "const LO: int = -5\n"
-        + "const PATTERN: str = r\"[a-z]+\"\n"
+        + 'const PATTERN: str = r"[a-z]+"\n'
         + "param a: int in -10..LO\n"
-        + "param b: str matching r\"[A-Z]{3}\"\n"
+        + 'param b: str matching r"[A-Z]{3}"\n'
         + "param c: list[list[real]]\n"
         + "param d: date\n"
         + "param e: Color\n"
         + "param f: bool\n"
-        + "bind g to \"pkg.mod:attr\"\n"
+        + 'bind g to "pkg.mod:attr"\n'
     )
     d = {x.name: x for x in c.declarations}
     assert d["Color"].members == ("red", "green", "blue")
@@ -307,14 +307,14 @@ def test_declarations_and_types() -> None:
     ("decl", "fragment"),
     [
         ("param x: real in 0..1", "only `int` can have a range"),
-        ("param x: int matching \"a\"", "only `str` can be refined"),
+        ('param x: int matching "a"', "only `str` can be refined"),
         ("param x: int[str]", "takes no type argument"),
         ("param x: list", "needs an element type"),
         ("function f(x: int from g) -> int", "only for operation parameters"),
         ("function f(x: int, x: int) -> int", "declared twice"),
         ("function f() -> none", "only an operation's result"),
         ("enum E { a, a }", "listed twice"),
-        ("bind f to \"no_colon\"", "module:attribute"),
+        ('bind f to "no_colon"', "module:attribute"),
     ],
 )
 def test_declaration_errors(decl: str, fragment: str) -> None:
@@ -378,10 +378,10 @@ def test_function_clauses_and_examples() -> None:
         + "function f(a: int, b: str,) -> bool\n"
         + "    requires P: a >= 0\n"
         + "    ensures: result == (a > 0)\n"
-        + "    raises ValueError R [k: v] \"neg\" when a < 0\n"
-        + "    raises KeyError when b == \"\"\n"
-        + "    example X: f(1, \"a\") == true\n"
-        + "    example: f(-1, \"a\") raises ValueError\n"
+        + '    raises ValueError R [k: v] "neg" when a < 0\n'
+        + '    raises KeyError when b == ""\n'
+        + '    example X: f(1, "a") == true\n'
+        + '    example: f(-1, "a") raises ValueError\n'
     )
     (fn,) = c.functions()
     assert [p.name for p in fn.params] == ["a", "b"]
@@ -516,9 +516,9 @@ def test_driver_agrees_with_lark_parse() -> None:
         "param x: int in -1..9\n"
         "requirement R [t: v-1]: when x > 1, x shall be between 0 and 5\n"
         "function f(s: str) -> E\n"
-        "    raises ValueError when not matches(s, r\"[a-z]+\")\n"
-        "    ensures: forall i in 0..len(s) - 1: s[i] != \" \" or result == E.a\n"
-        "    example: f(\"a\") == E.a\n"
+        '    raises ValueError when not matches(s, r"[a-z]+")\n'
+        '    ensures: forall i in 0..len(s) - 1: s[i] != " " or result == E.a\n'
+        '    example: f("a") == E.a\n'
     )
     f = front()
     f.transformer.file = "<string>"

@@ -127,7 +127,7 @@ def test_unclosed_bracket_mentioned_in_later_error() -> None:
 def test_duplicate_declaration_names_both_places() -> None:
     e = err(HEADER + "param x: int\nconst x: int = 1\n")
     assert "declared twice" in e.message and (e.line, e.column) == (3, 7)
-    (label, where), = e.related
+    ((label, where),) = e.related
     assert (where.line, where.column) == (2, 7) and "first" in label
     assert "note: first declared here" in e.render()
 

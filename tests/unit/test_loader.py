@@ -207,7 +207,7 @@ def test_sources_registered_in_linecache() -> None:
 
 def test_bad_utf8(tmp_path: Path) -> None:
     p = tmp_path / "bad.req"
-    p.write_bytes(b"spec s version 1\nconst S: str = \"\xff\"\n")
+    p.write_bytes(b'spec s version 1\nconst S: str = "\xff"\n')
     with pytest.raises(SpecError) as info:
         load([p])
     assert "UTF-8" in info.value.message and (info.value.line, info.value.column) == (2, 17)

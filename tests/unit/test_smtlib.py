@@ -183,3 +183,12 @@ def test_constructs_without_a_faithful_encoding_are_refused() -> None:
         encode_script([("C", Count(op="reset"))], scope)
     with pytest.raises(EncodingError, match="not declared"):
         encode_script([("N", expr_over({"y": INT}, "y > 0"))], scope)
+
+
+def test_a_declared_date_is_a_calendar_day() -> None:
+    scope = CoreScope(variables={"d": DATE})
+    script = encode_script([("D", expr_over({"d": DATE}, 'd < date("0001-01-01")'))], scope)
+    assert "(assert (and (<= 1 d) (<= d 3652059)))" in script  # unnamed: not a core member
+    assert z3_says(script) == "unsat"
+    script = encode_script([("D", expr_over({"d": DATE}, 'd <= date("0001-01-01")'))], scope)
+    assert z3_says(script) == "sat"

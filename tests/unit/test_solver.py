@@ -569,3 +569,46 @@ requirement R4: when a == 3, b shall be 3
     )
     levels = {r["level"] for r in render_sarif(result, strict=strict)["runs"][0]["results"]}
     assert levels == ({"error"} if strict else {"warning"})
+
+
+# --------------------------------------------------------------------------- operations
+
+
+def test_a_parameter_from_an_operation_takes_what_that_operation_returns() -> None:
+    result = run(
+        """spec s version 1
+system Store
+    operation issue(user: str) -> str
+        ensures: len(result) >= 1
+    operation redeem(token: str from issue, n: int) -> int
+        ensures R1: len(token) >= 1
+        ensures R2: result == n
+"""
+    )
+    assert result.status == "feasible", result.reason
+
+
+def test_a_conflict_that_depends_on_a_from_parameter_stays_unknown() -> None:
+    result = run(
+        """spec s version 1
+system Store
+    operation issue(user: str) -> str
+    operation redeem(token: str from issue) -> int
+        ensures R1: len(token) >= 1
+"""
+    )
+    assert result.status == "unknown"
+    assert "issue" in result.reason or any("earlier operations" in u.reason for u in result.unknowns)
+
+
+def test_an_example_is_not_blamed_for_clauses_that_conflict_without_it() -> None:
+    result = run(
+        """spec s version 1
+function bump(n: int) -> int
+    ensures B1: result > n
+    ensures B2: result < n + 1
+    example X: bump(3) == 4
+"""
+    )
+    assert [c.kind for c in result.cores] == ["unrealizable"]
+    assert ids(result) == {"B1", "B2"}

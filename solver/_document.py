@@ -1,0 +1,95 @@
+"""The ``derivative.check/v1`` document as pydantic models (CERTIFICATES.md §3).
+
+``render_json`` validates every document through ``CheckDocument`` before it is
+printed, and the published JSON Schema is generated from the same model, so the
+output and the schema cannot drift apart.  Field names are the documented ones;
+the extra fields (a core's ``kind``, ``members`` ...) are additions, never renames.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+
+class _Doc(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CallDoc(_Doc):
+    """A function's or operation's witness call."""
+
+    input: dict[str, JsonValue] = Field(description="parameter -> value")
+    result: JsonValue = Field(description="the result (null for `none` or when it raises)")
+    raises: str | None = Field(
+        default=None, description="the exception, when every valid input must raise"
+    )
+
+
+class WitnessDoc(_Doc):
+    params: dict[str, JsonValue]
+    functions: dict[str, CallDoc]
+    systems: dict[str, dict[str, CallDoc]]
+
+
+class MemberDoc(_Doc):
+    """A core member: where it is written and what it says."""
+
+    id: str
+    kind: str
+    owner: str | None
+    file: str
+    line: int
+    text: str | None
+    tags: dict[str, str]
+    expr: str = Field(description="the clause in the language's own syntax")
+
+
+class CoreDoc(_Doc):
+    ids: list[str]
+    explanation: str
+    kind: Literal[
+        "inconsistent_requirements",
+        "unsatisfiable_precondition",
+        "contradicting_example",
+        "unrealizable",
+    ]
+    subject: str = Field(description="`requirements`, a function or `System.op`")
+    members: list[MemberDoc]
+    witness_input: dict[str, JsonValue] | None
+    minimal: bool = Field(description="false only if Z3 could not decide a deletion step")
+
+
+class CorrectionDoc(_Doc):
+    ids: list[str] = Field(description="relax (drop) these to restore consistency")
+    subject: str
+
+
+class WarningDoc(_Doc):
+    kind: Literal["vacuous", "latent_conflict", "ambiguous_raises", "redundant", "unused_param"]
+    ids: list[str]
+    message: str
+    input: dict[str, JsonValue] | None
+
+
+class UnknownDoc(_Doc):
+    question: str
+    ids: list[str]
+    reason: str
+
+
+class CheckDocument(_Doc):
+    """What ``derivative check --json`` prints."""
+
+    format: Literal["derivative.check/v1"]
+    status: Literal["feasible", "infeasible_proven", "unknown"]
+    witness: WitnessDoc | None
+    certificate: dict[str, Any] | None = Field(
+        description="the derivative.certificate/v1 document of the first core, if built"
+    )
+    cores: list[CoreDoc]
+    corrections: list[CorrectionDoc]
+    warnings: list[WarningDoc]
+    unknowns: list[UnknownDoc]
+    reason: str

@@ -1,0 +1,3 @@
+"""Correct implementation of leap_year/spec.req."""
+def is_leap(year):
+    return (year % 4 == 0 and year % 100 != 0) or year % 400 == 0
