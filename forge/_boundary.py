@@ -783,9 +783,9 @@ def plan_for(
         keep(dict(values))
     # The edges of declared ranges (`int in LO..HI`) are preconditions too.
     if space.encodable:
-        for n, t in space.params:
-            if isinstance(t, TInt):
-                for edge in (t.lo, t.hi):
+        for n, pty in space.params:
+            if isinstance(pty, TInt):
+                for edge in (pty.lo, pty.hi):
                     if edge is None:
                         continue
                     status, values = space.solve(space.vars[n].value == edge)

@@ -1,3 +1,4 @@
+# derivative: stdlib-only
 """Deterministic, systematic exploration of thread interleavings (standard library only).
 
 Why this exists: a count invariant such as "at most one successful reset per token" is
@@ -116,7 +117,9 @@ __all__ = [
     "Schedule",
     "ThreadResult",
     "cooperative_sleep",
+    "default_trace_filter",
     "explore",
+    "files_filter",
     "replay",
     "runs",
 ]
@@ -180,7 +183,9 @@ class ThreadResult:
         if self.status == "returned":
             return f"returned {_short(self.value)}"
         if self.status == "raised" and self.error is not None:
-            return f"raised {type(self.error).__name__}: {_short(str(self.error), 80)}"
+            text = str(self.error)
+            text = text if len(text) <= 80 else text[:77] + "..."
+            return f"raised {type(self.error).__name__}: {text}"
         return self.status
 
 
@@ -219,10 +224,11 @@ class _Decision:
     index: int
     enabled: tuple[int, ...]
     current: int  # the thread that held the turn, -1 for none
-    current_on: bool  # it could have continued (a switch away is a preemption)
+    preemptive: bool  # it could have continued: any choice but the default is a preemption
     default: int
     chosen: int
     where: object  # (code, offset) or a tag string
+    fresh: tuple[int, ...] = ()  # enabled threads that have not started yet
 
 
 @dataclass
@@ -244,28 +250,17 @@ class Run:
     _index: _CodeIndex | None = field(repr=False, default=None)
 
     def summary(self) -> str:
-        """One line: who ran, and where each switch happened."""
+        """One line: who ran in turn, and why each switch happened."""
         parts: list[str] = []
-        last = -1
-        for d in self.decisions:
-            if d.chosen == last:
-                continue
-            text = self.names[d.chosen]
-            if last >= 0 and d.current == last:
-                where = _describe_where(d.where, self._index)
-                if d.current_on:
-                    text += f" (preempts {self.names[last]} before {where})"
-                elif where in ("sleep", "yield"):
-                    text += f" ({self.names[last]} yields)"
-                elif where.startswith("blocked"):
-                    text += f" ({self.names[last]} {where})"
-                else:
-                    text += f" (after {self.names[last]} {where})"
-            parts.append(text)
-            last = d.chosen
-        if not parts:
-            parts.append(self.names[0] if self.names else "-")
-        out = " -> ".join(parts)
+        prev: tuple[int, object, object] | None = None
+        for entry in self._trail:
+            if prev is None or entry[0] != prev[0]:
+                text = self.names[entry[0]]
+                if prev is not None:
+                    text += f" ({_switch_reason(prev, self.names, self._index)})"
+                parts.append(text)
+            prev = entry
+        out = " -> ".join(parts) or "-"
         if self.deadlock:
             out += " -> deadlock"
         elif self.aborted:
@@ -303,25 +298,29 @@ class _CodeIndex:
     def __init__(self, trace_filter: Callable[[str], bool], granularity: str) -> None:
         self.trace_filter = trace_filter
         self.granularity = granularity
-        self._points: dict[CodeType, frozenset[int] | None] = {}
-        self._info: dict[CodeType, dict[int, tuple[int, str]]] = {}
+        # Keyed by id (code objects compare equal across files when their contents
+        # do, and hashing one is slow); the code object is kept so the id stays valid.
+        self._points: dict[int, tuple[CodeType, frozenset[int] | None]] = {}
+        self._info: dict[int, tuple[CodeType, dict[int, tuple[int, str]]]] = {}
 
     def points(self, code: CodeType) -> frozenset[int] | None:
-        try:
-            return self._points[code]
-        except KeyError:
-            pass
+        entry = self._points.get(id(code))
+        if entry is not None:
+            return entry[1]
         result: frozenset[int] | None = None
-        if self.trace_filter(code.co_filename):
+        if self.granularity == "line" and self.trace_filter(code.co_filename):
+            result = frozenset()
+        elif self.trace_filter(code.co_filename):
             result = frozenset(
                 i.offset for i in dis.get_instructions(code) if i.opname not in _LOCAL_OPS
             )
-        self._points[code] = result
+        self._points[id(code)] = (code, result)
         return result
 
     def info(self, code: CodeType, offset: int) -> tuple[str, int, str]:
         """(file, line, opname) of the instruction at ``offset``."""
-        table = self._info.get(code)
+        entry = self._info.get(id(code))
+        table = entry[1] if entry is not None else None
         if table is None:
             table = {}
             starts = sorted(
@@ -334,7 +333,7 @@ class _CodeIndex:
                     line = starts[k][1]
                     k += 1
                 table[ins.offset] = (line, ins.opname)
-            self._info[code] = table
+            self._info[id(code)] = (code, table)
         line, op = table.get(offset, (code.co_firstlineno, "?"))
         return code.co_filename, line, op
 
@@ -361,6 +360,39 @@ def default_trace_filter(filename: str) -> bool:
     return True
 
 
+def files_filter(*places: ModuleType | str | os.PathLike[str]) -> Callable[[str], bool]:
+    """A ``trace_filter`` that gives scheduling points only to code in the given
+    modules (a package: everything under its directory), files or directories.
+
+    Use it to keep the caller's own glue (argument conversion, result wrapping) out of
+    the schedule space: only the code under test then multiplies the schedules."""
+    files: set[str] = set()
+    dirs: list[str] = []
+    for place in places:
+        if isinstance(place, ModuleType):
+            path = getattr(place, "__file__", None)
+            if not path:
+                continue
+            path = os.path.abspath(path)
+            if os.path.basename(path).startswith("__init__."):
+                dirs.append(os.path.normcase(os.path.dirname(path)) + os.sep)
+            else:
+                files.add(os.path.normcase(path[:-1] if path.endswith(".pyc") else path))
+        else:
+            path = os.path.abspath(os.fspath(place))
+            if os.path.isdir(path):
+                dirs.append(os.path.normcase(path) + os.sep)
+            else:
+                files.add(os.path.normcase(path))
+    prefixes = tuple(dirs)
+
+    def accept(filename: str) -> bool:
+        name = os.path.normcase(os.path.abspath(filename))
+        return name in files or (bool(prefixes) and name.startswith(prefixes))
+
+    return accept
+
+
 # --------------------------------------------------------------------------- the scheduler
 
 _NEW, _READY, _RUNNING, _BLOCKED, _STALLED, _DONE = range(6)
@@ -382,7 +414,7 @@ class _Lockish:
 class _Worker:
     __slots__ = (
         "abort_status", "body", "gate", "ident", "idx", "parked", "result", "state",
-        "thread", "timed_out", "timeout", "waiting",
+        "timed_out", "timeout", "waiting",
     )
 
     def __init__(self, idx: int, body: Callable[[Any], object]) -> None:
@@ -398,7 +430,6 @@ class _Worker:
         self.ident = 0
         self.result: ThreadResult | None = None
         self.abort_status = "aborted"
-        self.thread: threading.Thread | None = None
 
 
 # ident -> (execution, worker) for the threads currently under a scheduler.
@@ -438,6 +469,7 @@ class _Execution:
         self.current: _Worker | None = None
         self.decisions: list[_Decision] = []
         self.trail: list[tuple[int, object, object]] = []
+        self.labels: dict[int, str] = {}
         self.steps = 0
         self.exited = 0
         self.aborted: str | None = None
@@ -493,10 +525,11 @@ class _Execution:
                     d,
                     tuple(w.idx for w in enabled),
                     cur.idx if cur is not None else -1,
-                    cur_on and not yielding,
+                    cur_on,
                     default.idx,
                     chosen.idx,
                     where,
+                    tuple(w.idx for w in enabled if w.state == _NEW),
                 )
             )
         if timed:
@@ -591,8 +624,9 @@ class _Execution:
             me.timed_out = False
             if reclaimed:
                 self.steps += 1
-                self.trail.append((me.idx, "block", _lock_name(lock)))
-                nxt = self._choose(me, f"blocked on {_lock_name(lock)}")
+                label = self._label(lock)
+                self.trail.append((me.idx, "block", label))
+                nxt = self._choose(me, f"blocked on {label}")
                 if nxt is me:
                     me.state = _RUNNING
                     me.waiting = None
@@ -626,6 +660,21 @@ class _Execution:
             else:
                 self._handoff(nxt)
 
+    def _label(self, lock: object) -> str:
+        """A stable name for a lock in traces: the explored object's attribute holding
+        it, else ``lock#n`` in order of first contention (never an address)."""
+        key = id(lock)
+        label = self.labels.get(key)
+        if label is None:
+            try:
+                attrs = vars(self.obj)
+            except TypeError:
+                attrs = {}
+            name = next((k for k, v in attrs.items() if v is lock), None)
+            label = f"self.{name}" if name else f"lock#{len(self.labels) + 1}"
+            self.labels[key] = label
+        return label
+
     def _exit(self) -> None:
         with self.mu:
             self.exited += 1
@@ -637,11 +686,22 @@ class _Execution:
     def _make_tracer(self, me: _Worker) -> Callable[[FrameType, str, Any], Any]:
         points_of = self.index.points
         point = self.point
+        own_file = _Execution._main.__code__.co_filename
+        main_code = _Execution._main.__code__
         line_mode = self.index.granularity == "line"
 
         def global_trace(frame: FrameType, event: str, arg: Any) -> Any:
             pts = points_of(frame.f_code)
             if pts is None:
+                return None
+            caller = frame.f_back
+            if (
+                caller is not None
+                and caller.f_code.co_filename == own_file
+                and caller.f_code is not main_code
+            ):
+                # Called by the scheduler or a cooperative primitive (e.g. a generated
+                # dataclass __init__): never a scheduling point.
                 return None
             if line_mode:
 
@@ -671,39 +731,37 @@ class _Execution:
             if self.aborted is not None:
                 result = ThreadResult(me.idx, me.abort_status)
             else:
+                value: object = None
+                error: BaseException | None = None
+                status = "returned"
                 sys.settrace(self._make_tracer(me))
                 try:
                     value = me.body(self.obj)
-                    result = ThreadResult(me.idx, "returned", value=value)
                 except _Abort:
-                    result = ThreadResult(me.idx, me.abort_status)
+                    status = me.abort_status
                 except BaseException as exc:  # a body's exception is a result, not a crash
-                    result = ThreadResult(me.idx, "raised", error=exc)
+                    status = "raised"
+                    error = exc
                 finally:
                     sys.settrace(None)
+                # Built only now: the dataclass __init__ must not get scheduling points.
+                result = ThreadResult(me.idx, status, value=value, error=error)
             if me.abort_status == "deadlocked":  # even if the body swallowed _Abort
                 result = ThreadResult(me.idx, "deadlocked")
             self.finish(me, result)
         finally:
             _MANAGED.pop(me.ident, None)
-            self._exit()
 
     # ---- driving one schedule (called in the explorer's thread)
 
-    def execute(self) -> None:
-        for w in self.workers:
-            t = threading.Thread(target=self._main, args=(w,), daemon=True,
-                                 name=f"explore-T{w.idx}")
-            w.thread = t
-            t.start()
+    def execute(self, pool: _Pool) -> None:
+        for w, carrier in zip(self.workers, pool.take(len(self.workers)), strict=True):
+            carrier.submit(self, w)
         with self.mu:
             first = self._choose(None, "start")
             assert first is not None
             self._handoff(first)
         self._watch()
-        for w in self.workers:
-            if w.thread is not None:
-                w.thread.join(0.5)
 
     def _watch(self) -> None:
         tick = max(0.001, min(0.05, self.stall_timeout / 4))
@@ -755,11 +813,73 @@ class _Execution:
         return tuple(out)
 
 
+class _Carrier:
+    """One reusable OS thread that runs worker bodies, one schedule after another.
+
+    Starting a thread costs more than a whole small schedule, so a search keeps its
+    threads; one that never came back from a stopped run is simply not reused."""
+
+    def __init__(self, number: int) -> None:
+        self.go = _real_lock()
+        self.go.acquire()
+        self.job: tuple[_Execution, _Worker] | None = None
+        self.busy = False
+        self.closed = False
+        self.thread = threading.Thread(
+            target=self._loop, daemon=True, name=f"explore-worker-{number}"
+        )
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            self.go.acquire()
+            job = self.job
+            if job is None or self.closed:
+                return
+            ex, w = job
+            try:
+                ex._main(w)
+            finally:
+                self.job = None
+                self.busy = False
+                ex._exit()
+            if self.closed:
+                return
+
+    def submit(self, ex: _Execution, w: _Worker) -> None:
+        self.busy = True
+        self.job = (ex, w)
+        self.go.release()
+
+    def close(self) -> None:
+        self.closed = True
+        if not self.busy:
+            self.job = None
+            self.go.release()
+
+
+class _Pool:
+    def __init__(self) -> None:
+        self.carriers: list[_Carrier] = []
+        self.made = 0
+
+    def take(self, n: int) -> list[_Carrier]:
+        for c in self.carriers:
+            if c.busy:
+                c.closed = True  # stuck in a stopped run: let it end on its own
+        self.carriers = [c for c in self.carriers if not c.busy]
+        while len(self.carriers) < n:
+            self.made += 1
+            self.carriers.append(_Carrier(self.made))
+        return self.carriers[:n]
+
+    def close(self) -> None:
+        for c in self.carriers:
+            c.close()
+        self.carriers = []
+
+
 # --------------------------------------------------------------------------- cooperative primitives
-
-
-def _lock_name(lock: object) -> str:
-    return f"{type(lock).__name__}@{id(lock) & 0xFFFFFF:06x}"
 
 
 class CooperativeLock(_Lockish):
@@ -911,6 +1031,18 @@ class _Patches:
 
     def __init__(self) -> None:
         self._saved: list[tuple[Any, str, object, bool]] = []
+        # real lock id -> (real lock, its cooperative twin): one real lock reachable from
+        # a module global and an attribute must stay one lock.
+        self._twins: dict[int, tuple[object, object]] = {}
+
+    def _twin(self, value: object) -> object | None:
+        known = self._twins.get(id(value))
+        if known is not None:
+            return known[1]
+        replacement = _replacement_instance(value)
+        if replacement is not None:
+            self._twins[id(value)] = (value, replacement)
+        return replacement
 
     def _set(self, target: Any, name: str, value: object, is_dict: bool = False) -> None:
         if is_dict:
@@ -933,7 +1065,7 @@ class _Patches:
         Lock *instances* (unlocked ones) are replaced only where ``instances`` is true:
         in the modules that define the explored object's class and those passed
         explicitly, never in the caller's own modules, whose locks other threads use."""
-        if mod is threading or mod is time or mod is _thread or mod.__name__ == __name__:
+        if mod.__name__ in ("builtins", "threading", "time", "_thread", __name__):
             return False
         factory = False
         namespace = vars(mod)
@@ -945,7 +1077,7 @@ class _Patches:
                     factory = True
                     break
             if replacement is None and instances:
-                replacement = _replacement_instance(value)
+                replacement = self._twin(value)
             if replacement is not None:
                 self._set(namespace, name, replacement, is_dict=True)
         return factory
@@ -957,11 +1089,12 @@ class _Patches:
         except TypeError:
             return
         for name, value in list(namespace.items()):
-            replacement = _replacement_instance(value)
+            replacement = self._twin(value)
             if replacement is not None:
                 self._set(namespace, name, replacement, is_dict=True)
 
     def restore(self) -> None:
+        self._twins.clear()
         while self._saved:
             target, name, old, is_dict = self._saved.pop()
             if is_dict:
@@ -1046,6 +1179,7 @@ class _Session:
         self.modules: list[tuple[ModuleType, bool]] = [(m, True) for m in modules]
         self.modules += [(m, False) for m in _modules_of([setup, *bodies])]
         self.module_names = {m.__name__ for m, _ in self.modules}
+        self.pool = _Pool()
 
     def run_one(self, forced: dict[int, int], deadline: float) -> Run:
         patches = _Patches()
@@ -1054,25 +1188,29 @@ class _Session:
             for mod, instances in self.modules:
                 patches.module(mod, instances)
             obj = self.setup()
-            owners = _modules_of([type(obj)])
-            fresh = [m for m in owners if m.__name__ not in self.module_names]
-            if fresh:
-                self.module_names.update(m.__name__ for m in fresh)
-                self.modules += [(m, True) for m in fresh]
-                if any([patches.module(m, True) for m in fresh]):
-                    obj = self.setup()  # its locks were made by factories just replaced
-            for m in owners:
-                if m not in fresh and any(m is x and not inst for x, inst in self.modules):
-                    patches.module(m, True)
+            owners = {m.__name__ for m in _modules_of([type(obj)])}
+            todo = [m for m, instances in self.modules if m.__name__ in owners and not instances]
+            todo += [m for m in _modules_of([type(obj)]) if m.__name__ not in self.module_names]
+            if todo:
+                # The object's own modules: from now on patched before setup, instances too.
+                names = {m.__name__ for m in todo}
+                self.modules = [(m, i) for m, i in self.modules if m.__name__ not in names]
+                self.modules += [(m, True) for m in todo]
+                self.module_names |= names
+                patches.restore()
+                patches.install()
+                for mod, instances in self.modules:
+                    patches.module(mod, instances)
+                obj = self.setup()  # so that its locks come from the patched module
             patches.instance_attrs(obj)
             ex = _Execution(obj, self.bodies, forced, self.index, self.max_steps, deadline,
                             self.stall_timeout)
-            ex.execute()
+            ex.execute(self.pool)
         finally:
             patches.restore()
         decisions = tuple(ex.decisions)
         switches = tuple((d.index, d.chosen) for d in decisions if d.chosen != d.default)
-        preemptions = sum(1 for d in decisions if d.current_on and d.chosen != d.current)
+        preemptions = sum(1 for d in decisions if d.preemptive and d.chosen != d.default)
         return Run(
             schedule=Schedule(switches),
             results=ex.results(),
@@ -1102,6 +1240,7 @@ def runs(
     names: Sequence[str] | None = None,
     modules: Sequence[ModuleType] = (),
     stall_timeout: float = 0.2,
+    symmetric: bool | None = None,
 ) -> Iterator[Run]:
     """Every schedule with at most ``max_preemptions`` preemptions, fewest first, each
     once, until ``max_schedules`` or ``timeout``; see the module docstring."""
@@ -1109,43 +1248,53 @@ def runs(
         setup, bodies, max_steps=max_steps, granularity=granularity,
         trace_filter=trace_filter, names=names, modules=modules, stall_timeout=stall_timeout,
     )
+    if symmetric is None:
+        symmetric = all(b is bodies[0] for b in bodies)
     deadline = time.monotonic() + timeout
     # Work items: (preemptions, sequence number, parent's choices, decision index, thread).
     heap: list[tuple[int, int, tuple[int, ...], int, int]] = [(0, 0, (), -1, -1)]
     seq = 1
     done = 0
-    while heap and done < max_schedules:
-        if time.monotonic() > deadline:
-            return
-        _pre, _seq, parent, j, t = heapq.heappop(heap)
-        forced = dict(enumerate(parent[:j])) if j >= 0 else {}
-        if j >= 0:
-            forced[j] = t
-        run = session.run_one(forced, deadline)
-        done += 1
-        if run.aborted == "time budget exhausted":
-            return
-        decisions = run.decisions
-        chosen = tuple(d.chosen for d in decisions)
-        cum = 0
-        start = j + 1
-        for k, d in enumerate(decisions):
-            if k >= start:
-                for alt in d.enabled:
-                    if alt == d.chosen:
-                        continue
-                    cost = cum + (1 if d.current_on and alt != d.current else 0)
-                    if cost <= max_preemptions:
-                        heapq.heappush(heap, (cost, seq, chosen, k, alt))
-                        seq += 1
-            if d.current_on and d.chosen != d.current:
-                cum += 1
-        remaining = max_schedules - done
-        if len(heap) > 2 * remaining + 1024:
-            heap = heapq.nsmallest(remaining, heap)
-            heapq.heapify(heap)
-        run.exhausted = not heap
-        yield run
+    try:
+        while heap and done < max_schedules:
+            if time.monotonic() > deadline:
+                return
+            _pre, _seq, parent, j, t = heapq.heappop(heap)
+            forced = dict(enumerate(parent[:j])) if j >= 0 else {}
+            if j >= 0:
+                forced[j] = t
+            run = session.run_one(forced, deadline)
+            done += 1
+            if run.aborted == "time budget exhausted":
+                return
+            decisions = run.decisions
+            chosen = tuple(d.chosen for d in decisions)
+            cum = 0
+            start = j + 1
+            for k, d in enumerate(decisions):
+                if k >= start:
+                    for alt in d.enabled:
+                        if alt == d.chosen:
+                            continue
+                        if symmetric and alt in d.fresh and (
+                            d.chosen in d.fresh or alt != d.fresh[0]
+                        ):
+                            continue  # unstarted threads with the same body are interchangeable
+                        cost = cum + (1 if d.preemptive and alt != d.default else 0)
+                        if cost <= max_preemptions:
+                            heapq.heappush(heap, (cost, seq, chosen, k, alt))
+                            seq += 1
+                if d.preemptive and d.chosen != d.default:
+                    cum += 1
+            run.exhausted = not heap
+            remaining = max_schedules - done
+            if len(heap) > 2 * remaining + 1024:
+                # Items beyond the budget's smallest ones can never run: drop them.
+                heap = heapq.nsmallest(max(remaining, 1), heap)
+                heapq.heapify(heap)
+            yield run
+    finally:
+        session.pool.close()
 
 
 def _verdict(check: Callable[[Any, tuple[ThreadResult, ...]], object], run: Run) -> str | None:
@@ -1190,6 +1339,7 @@ def explore(
     names: Sequence[str] | None = None,
     modules: Sequence[ModuleType] = (),
     stall_timeout: float = 0.2,
+    symmetric: bool | None = None,
 ) -> ExploreResult:
     """Search for a schedule that breaks ``check``; see the module docstring."""
     started = time.monotonic()
@@ -1200,7 +1350,8 @@ def explore(
         "names": names, "modules": modules, "stall_timeout": stall_timeout,
     }
     for run in runs(setup, bodies, max_schedules=max_schedules,
-                    max_preemptions=max_preemptions, timeout=timeout, **options):
+                    max_preemptions=max_preemptions, timeout=timeout, symmetric=symmetric,
+                    **options):
         count += 1
         exhausted = run.exhausted
         found = _classify(check, run)
@@ -1250,7 +1401,10 @@ def replay(
         setup, bodies, max_steps=max_steps, granularity=granularity,
         trace_filter=trace_filter, names=names, modules=modules, stall_timeout=stall_timeout,
     )
-    run = session.run_one(dict(schedule.switches), time.monotonic() + timeout)
+    try:
+        run = session.run_one(dict(schedule.switches), time.monotonic() + timeout)
+    finally:
+        session.pool.close()
     if run.schedule != schedule:
         run.diverged = True
     return run
@@ -1267,18 +1421,21 @@ def _short(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _describe_where(where: object, index: _CodeIndex | None) -> str:
-    if isinstance(where, tuple) and len(where) == 2 and isinstance(where[0], CodeType):
-        code, offset = where
-        if index is None or not isinstance(offset, int):
-            return f"{os.path.basename(code.co_filename)}"
-        file, line, op = index.info(code, offset)
-        return f"{op} at {os.path.basename(file)}:{line}"
-    if isinstance(where, tuple) and where and isinstance(where[0], str):
-        return str(where[0])
+def _switch_reason(
+    last: tuple[int, object, object], names: tuple[str, ...], index: _CodeIndex | None
+) -> str:
+    """Why the thread whose last trail entry is ``last`` lost the turn."""
+    t, where, arg = last
+    if isinstance(where, CodeType) and index is not None and isinstance(arg, int):
+        file, line, op = index.info(where, arg)
+        return f"preempts {names[t]} before {op} at {os.path.basename(file)}:{line}"
+    if where == "block":
+        return f"{names[t]} waits for {arg}"
+    if where == "sleep":
+        return f"{names[t]} sleeps"
     if where == "finish":
-        return "finished"
-    return str(where)
+        return f"{names[t]} {arg}"
+    return f"{names[t]} stopped"
 
 
 class _Rows:
@@ -1349,14 +1506,8 @@ def _format_trace(run: Run, max_lines: int) -> str:
             nxt = names[segments[si + 1][0]]
             if paused and index is not None and isinstance(last[2], int):
                 assert isinstance(last[1], CodeType)
-                file, line, op = index.info(last[1], last[2])
-                pending[t] = (file, line, op)
-                out.note(
-                    f"       -- switch: {names[t]} preempted before {op} at "
-                    f"{os.path.basename(file)}:{line}; {nxt} runs"
-                )
-            else:
-                out.note(f"       -- switch: {nxt} runs")
+                pending[t] = index.info(last[1], last[2])
+            out.note(f"       -- switch: {_switch_reason(last, names, index)}; {nxt} runs")
     out.flush()
     if run.deadlock:
         out.note("       -- deadlock: no thread can run")

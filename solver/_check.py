@@ -68,10 +68,7 @@ from derivative.solver._result import (
     Witness,
 )
 from derivative.solver._scope import Owner, owner_obligations, owners, param_obligations
-from derivative.solver._z3util import Unsupported, Z, conj, disj
-
-_TRUE = z3.BoolVal(True)
-
+from derivative.solver._z3util import Unsupported, Z, conj, ctx, disj, fresh_context, true
 
 # --------------------------------------------------------------------------- context
 
@@ -157,6 +154,12 @@ def _series(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _verb(n: int) -> str:
+    if n == 1:
+        return "can never hold"
+    return "cannot both hold" if n == 2 else "cannot all hold together"
+
+
 def _values_text(values: Mapping[str, Value]) -> str:
     from derivative.solver._report import value_text
 
@@ -168,7 +171,11 @@ def _values_text(values: Mapping[str, Value]) -> str:
 
 def check(contract: Contract, info: object, options: CheckOptions | None = None) -> CheckResult:
     """Decide the requirement set ``contract`` (type-checked: ``info`` is its ``TypeInfo``)."""
-    opts = options or CheckOptions()
+    with fresh_context():
+        return _check(contract, info, options or CheckOptions())
+
+
+def _check(contract: Contract, info: object, opts: CheckOptions) -> CheckResult:
     const_types: Mapping[str, Ty] = info.const_types  # type: ignore[attr-defined]
     const_values: Mapping[str, Value] = info.const_values  # type: ignore[attr-defined]
     tolerance = float(contract.tolerance) if contract.tolerance else 1e-9
@@ -358,7 +365,7 @@ def _global(ctx: _Ctx) -> dict[str, Value] | None:
                 q, r.members[0], lambda ob: enc.encode(ob.expr).defined
             ):
                 return f"{members[0]} is undefined for every value of {', '.join(names)}."
-            verb = "can never hold" if len(members) == 1 else "cannot all hold together"
+            verb = _verb(len(members))
             where = f"no value of {', '.join(names)} satisfies " + (
                 "it" if len(members) == 1 else "them at once"
             )
@@ -410,11 +417,22 @@ def _vacuity(
 ) -> None:
     """``vacuous`` / ``latent_conflict`` warnings for conditions that can never be true."""
     seen: set[frozenset[str]] = set()
+    # A condition true in any model already found is not vacuous: most conditions are
+    # settled by evaluation in a handful of models, without a solver call each.
+    models: list[Z] = []
     for ob in subjects:
         for cond in conditions(ob):
             try:
                 c = holds(cond)
             except Unsupported:
+                continue
+            if any(z3.is_true(m.eval(c, model_completion=True)) for m in models):
+                continue
+            ans = q.check(members, [*extra, c])
+            if ans.verdict == "sat":
+                models.append(ans.model)
+                continue
+            if ans.verdict != "unsat":
                 continue
             found = q.minimal_core(members, extra=[*extra, c])
             if found is None:
@@ -437,9 +455,9 @@ def _vacuity(
                     )
                 )
                 continue
-            others = [o for o in core if o.id != ob.id]
-            if others:
-                why = f"it is ruled out by {_series([_named(o) for o in others])}"
+            rest = [o for o in core if o.id != ob.id]
+            if rest:
+                why = f"it is ruled out by {_series([_named(o) for o in rest])}"
             elif core:
                 why = f"when it holds, the rest of {ob.id} cannot, so {ob.id} rules it out itself"
             else:
@@ -447,7 +465,7 @@ def _vacuity(
             ctx.warnings.append(
                 Finding(
                     "vacuous",
-                    (ob, *[o for o in core if o.id != ob.id]),
+                    (ob, *rest),
                     f"the condition `{text}` of {ob.id} can never be true: {why}",
                 )
             )
@@ -583,7 +601,7 @@ def _owner(ctx: _Ctx, owner: Owner) -> CallWitness | None:
                 return (
                     f"{named[0]} is undefined for every input of {owner.name}: no input is valid."
                 )
-            verb = "can never hold" if len(named) == 1 else "cannot all hold together"
+            verb = _verb(len(named))
             plural = "s" if len(named) > 1 else ""
             return (
                 f"The requires clause{plural} {_series(named)} of {owner.name} {verb}: "
@@ -718,7 +736,7 @@ def _example(ctx: _Ctx, cl: _Clauses, ex: Obligation) -> bool:
             for (name, ty, _), t in zip(owner.params, arg_terms, strict=True)
         ]
         arg_values = {
-            name: Term(coerce(t, ty), _TRUE, ty)
+            name: Term(coerce(t, ty), true(), ty)
             for (name, ty, _), t in zip(owner.params, arg_terms, strict=True)
         }
     except Unsupported as exc:
@@ -812,6 +830,11 @@ def _example(ctx: _Ctx, cl: _Clauses, ex: Obligation) -> bool:
                 f"input {at} no raises clause of {owner.name} for {ex.exception} (or a related "
                 "exception) holds, so the call must return normally."
             )
+        if not others:
+            return (
+                f"The example {_named(ex)} cannot hold on its own: its call or its expected "
+                "value is undefined."
+            )
         parts = []
         for o in others:
             if o.kind == "raises":
@@ -836,7 +859,7 @@ def _example(ctx: _Ctx, cl: _Clauses, ex: Obligation) -> bool:
 
 def _const_value(t: Term) -> Value:
     """The value of a closed (constant) term."""
-    s = z3.Solver()
+    s = z3.Solver(ctx=ctx())
     out = z3.FreshConst(t.value.sort(), "arg")
     s.add(out == t.value)
     if s.check() != z3.sat:
@@ -930,7 +953,7 @@ def _unrealizable(ctx: _Ctx, cl: _Clauses, bad_input: dict[str, Value]) -> None:
     owner = cl.owner
     from derivative.solver._encode import literal
 
-    inputs = {n: Term(literal(bad_input[n], t), _TRUE, t) for n, t, _ in owner.params}
+    inputs = {n: Term(literal(bad_input[n], t), true(), t) for n, t, _ in owner.params}
     result = var("result", owner.returns) if owner.has_result else None
     scope = _Scope(inputs, result)
     enc = ctx.encoder(scope.env)

@@ -82,12 +82,16 @@ from derivative.solver._z3util import (
     Unsupported,
     Z,
     conj,
+    ctx,
+    current,
     disj,
+    false,
     fraction_from_z3,
     fraction_val,
     implies,
     str_from_z3,
     str_val,
+    true,
 )
 
 DATE_MIN = _dt.date.min.toordinal()  # 1
@@ -96,7 +100,6 @@ DATE_MAX = _dt.date.max.toordinal()  # 3652059
 EXPAND_LIMIT = 64
 """A quantifier over a constant range at most this long is unrolled (no Z3 quantifier)."""
 
-_TRUE = z3.BoolVal(True)
 
 EMPTY_ELEMENT = "an element of the empty list literal [] (always undefined, but of no known type)"
 """Why ``[][i]`` and ``min([])`` are not encoded: they have no sort to encode them in."""
@@ -105,41 +108,39 @@ EMPTY_ELEMENT = "an element of the empty list literal [] (always undefined, but 
 # --------------------------------------------------------------------------- sorts
 
 
-_ENUM_SORTS: dict[tuple[str, tuple[str, ...]], tuple[Z, dict[str, Z]]] = {}
-_ENUM_NAMES: set[str] = set()
-
-
 def enum_sort(t: TEnum) -> tuple[Z, dict[str, Z]]:
-    """The Z3 enumeration sort of ``t`` and its member constants (made once per process).
+    """The Z3 enumeration sort of ``t`` and its member constants (made once per context).
 
     Two contracts may declare enums of the same name with different members; the
     Z3 names are made unique so the sorts never clash.
     """
-    key = (t.name, t.members)
-    if key not in _ENUM_SORTS:
+    env = current()
+    key = ("enum", t.name, t.members)
+    if key not in env.cache:
         if not t.members:
             raise Unsupported(f"enum {t.name} has no members")
         name = t.name
         for n in itertools.count(2):
-            if name not in _ENUM_NAMES:
+            if name not in env.enum_names:
                 break
             name = f"{t.name}!{n}"
-        _ENUM_NAMES.add(name)
-        sort, consts = z3.EnumSort(name, [f"{name}.{m}" for m in t.members])
-        _ENUM_SORTS[key] = (sort, dict(zip(t.members, consts, strict=True)))
-    return _ENUM_SORTS[key]
+        env.enum_names.add(name)
+        sort, consts = z3.EnumSort(name, [f"{name}.{m}" for m in t.members], ctx())
+        env.cache[key] = (sort, dict(zip(t.members, consts, strict=True)))
+    result: tuple[Z, dict[str, Z]] = env.cache[key]
+    return result
 
 
 def sort_of(t: Ty) -> Z:
     """The Z3 sort that represents values of ``t``."""
     if isinstance(t, TInt | TDate | TAny):
-        return z3.IntSort()
+        return z3.IntSort(ctx())
     if isinstance(t, TBool):
-        return z3.BoolSort()
+        return z3.BoolSort(ctx())
     if isinstance(t, TReal):
-        return z3.RealSort()
+        return z3.RealSort(ctx())
     if isinstance(t, TStr):
-        return z3.StringSort()
+        return z3.StringSort(ctx())
     if isinstance(t, TList):
         return z3.SeqSort(sort_of(t.elem))
     if isinstance(t, TEnum):
@@ -187,7 +188,7 @@ class Term:
 
 def var(name: str, ty: Ty) -> Term:
     """A free variable of type ``ty`` (named so that SMT-LIB stays readable)."""
-    return Term(z3.Const(name, sort_of(ty)), _TRUE, ty)
+    return Term(z3.Const(name, sort_of(ty)), true(), ty)
 
 
 def coerce(term: Term, ty: Ty) -> Z:
@@ -199,7 +200,7 @@ def coerce(term: Term, ty: Ty) -> Z:
     if isinstance(ty, TList) and isinstance(term.ty, TList) and sort_of(ty) != term.value.sort():
         src, dst = term.ty.elem, ty.elem
         if isinstance(dst, TReal) and isinstance(src, TInt):
-            x = z3.FreshConst(z3.IntSort(), "e")
+            x = z3.FreshConst(z3.IntSort(ctx()), "e")
             return z3.SeqMap(z3.Lambda([x], z3.ToReal(x)), term.value)
         raise Unsupported(f"cannot convert {term.ty.show()} to {ty.show()}")
     return term.value
@@ -215,10 +216,10 @@ def intrinsic_domain(value: Z, ty: Ty) -> Z:
     if isinstance(ty, TDate):
         return z3.And(value >= DATE_MIN, value <= DATE_MAX)
     if isinstance(ty, TList) and _has_intrinsic(ty.elem):
-        i = z3.FreshInt("i")
+        i = z3.FreshInt("i", ctx())
         inner = intrinsic_domain(value[i], ty.elem)
         return z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < z3.Length(value)), inner))
-    return _TRUE
+    return true()
 
 
 def _has_intrinsic(ty: Ty) -> bool:
@@ -231,10 +232,10 @@ def _has_intrinsic(ty: Ty) -> bool:
 def literal(value: Value, ty: Ty) -> Z:
     """The Z3 constant for a runtime value of type ``ty``."""
     if isinstance(ty, TBool):
-        return z3.BoolVal(bool(value))
+        return z3.BoolVal(bool(value), ctx())
     if isinstance(ty, TInt):
         assert isinstance(value, int)
-        return z3.IntVal(int(value))
+        return z3.IntVal(int(value), ctx())
     if isinstance(ty, TReal):
         if isinstance(value, float):
             return fraction_val(Fraction(value))
@@ -245,7 +246,7 @@ def literal(value: Value, ty: Ty) -> Z:
         return str_val(value)
     if isinstance(ty, TDate):
         assert isinstance(value, _dt.date)
-        return z3.IntVal(value.toordinal())
+        return z3.IntVal(value.toordinal(), ctx())
     if isinstance(ty, TEnum):
         member = value.member if isinstance(value, EnumValue) else str(value)
         return enum_sort(ty)[1][member]
@@ -300,7 +301,6 @@ def from_model(model: Z, value: Z, ty: Ty) -> Value:
 
 # --------------------------------------------------------------------------- recursive functions
 
-_RECFUNS: dict[tuple[str, str], Z] = {}
 _REC_COUNTER = itertools.count()
 
 
@@ -314,15 +314,16 @@ def _le(a: Z, b: Z) -> Z:
 
 def recfun(kind: str, seq_sort: Z, elem_sort: Z) -> Z:
     """An exact recursive definition of a list built-in over ``seq_sort``, made once."""
-    key = (kind, seq_sort.sexpr())
-    if key in _RECFUNS:
-        return _RECFUNS[key]
+    cache = current().cache
+    key = ("recfun", kind, seq_sort.sexpr())
+    if key in cache:
+        return cache[key]
     name = f"{kind}!{next(_REC_COUNTER)}"
     s = z3.Const("s", seq_sort)
     empty = z3.Length(s) == 0
     if kind == "sum":
         f = z3.RecFunction(name, seq_sort, elem_sort)
-        zero = z3.RealVal(0) if elem_sort == z3.RealSort() else z3.IntVal(0)
+        zero = z3.RealVal(0, ctx()) if elem_sort == z3.RealSort(ctx()) else z3.IntVal(0, ctx())
         z3.RecAddDefinition(f, [s], z3.If(empty, zero, s[0] + f(_tail(s))))
     elif kind in ("min", "max"):
         f = z3.RecFunction(name, seq_sort, elem_sort)
@@ -331,7 +332,7 @@ def recfun(kind: str, seq_sort: Z, elem_sort: Z) -> Z:
         z3.RecAddDefinition(f, [s], z3.If(z3.Length(s) <= 1, s[0], z3.If(better, s[0], rest)))
     elif kind == "occurrences":
         x = z3.Const("x", elem_sort)
-        f = z3.RecFunction(name, seq_sort, elem_sort, z3.IntSort())
+        f = z3.RecFunction(name, seq_sort, elem_sort, z3.IntSort(ctx()))
         z3.RecAddDefinition(f, [s, x], z3.If(empty, 0, z3.If(s[0] == x, 1, 0) + f(_tail(s), x)))
     elif kind == "sorted":
         ins = z3.RecFunction(name + "!insert", elem_sort, seq_sort, seq_sort)
@@ -353,13 +354,11 @@ def recfun(kind: str, seq_sort: Z, elem_sort: Z) -> Z:
         z3.RecAddDefinition(f, [s], z3.If(empty, z3.Empty(seq_sort), ins(s[0], f(_tail(s)))))
     else:  # pragma: no cover - programming error
         raise ValueError(kind)
-    _RECFUNS[key] = f
+    cache[key] = f
     return f
 
 
 # --------------------------------------------------------------------------- regexes
-
-_ALL_CHARS = ((0, 0x2FFFF),)
 
 
 def _complement(ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
@@ -375,7 +374,7 @@ def _complement(ranges: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], .
 
 
 def _char_ranges(ranges: tuple[tuple[int, int], ...]) -> Z:
-    re_sort = z3.ReSort(z3.StringSort())
+    re_sort = z3.ReSort(z3.StringSort(ctx()))
     parts = [
         z3.Range(str_val(chr(lo)), str_val(chr(min(hi, 0x2FFFF))))
         for lo, hi in ranges
@@ -421,17 +420,21 @@ def regex_to_z3(node: _regex.RNode) -> Z:
     raise Unsupported(f"unknown regex node {node!r}")
 
 
-_REGEX_CACHE: dict[str, Z] = {}
-
-
 def regex_for(pattern: str) -> Z:
     """The Z3 regex of a spec pattern (cached; ``RegexError`` outside the subset)."""
-    if pattern not in _REGEX_CACHE:
-        _REGEX_CACHE[pattern] = regex_to_z3(_regex.parse(pattern))
-    return _REGEX_CACHE[pattern]
+    cache = current().cache
+    key = ("regex", pattern)
+    if key not in cache:
+        cache[key] = regex_to_z3(_regex.parse(pattern))
+    return cache[key]
 
 
-_DIGITS = z3.Plus(z3.Range(str_val("0"), str_val("9")))
+def _digits() -> Z:
+    """``[0-9]+``: the only strings ``int(s)`` is defined on."""
+    cache = current().cache
+    if "digits" not in cache:
+        cache["digits"] = z3.Plus(z3.Range(str_val("0"), str_val("9")))
+    return cache["digits"]
 
 
 # --------------------------------------------------------------------------- the walker
@@ -442,8 +445,8 @@ CallHook = Callable[[Call, list[Term]], Term | None]
 
 def _fold_and(items: list[Term]) -> tuple[Z, Z]:
     """(defined, value) of ``a and b and ...`` with short-circuit, left to right."""
-    d: Z = _TRUE
-    v: Z = _TRUE
+    d: Z = true()
+    v: Z = true()
     for t in reversed(items):
         d = conj(t.defined, implies(t.value, d))
         v = conj(t.value, v)
@@ -451,8 +454,8 @@ def _fold_and(items: list[Term]) -> tuple[Z, Z]:
 
 
 def _fold_or(items: list[Term]) -> tuple[Z, Z]:
-    d: Z = _TRUE
-    v: Z = z3.BoolVal(False)
+    d: Z = true()
+    v: Z = false()
     for t in reversed(items):
         d = conj(t.defined, disj(t.value, d))
         v = disj(t.value, v)
@@ -522,32 +525,32 @@ class Encoder(ExprVisitor[Term]):
     # ------------------------------------------------------------------ leaves
 
     def visit_int(self, n: IntLit) -> Term:
-        return Term(z3.IntVal(n.value), _TRUE, INT)
+        return Term(z3.IntVal(n.value, ctx()), true(), INT)
 
     def visit_real(self, n: RealLit) -> Term:
-        return Term(fraction_val(Fraction(n.value)), _TRUE, REAL)
+        return Term(fraction_val(Fraction(n.value)), true(), REAL)
 
     def visit_str(self, n: StrLit) -> Term:
-        return Term(str_val(n.value), _TRUE, STR)
+        return Term(str_val(n.value), true(), STR)
 
     def visit_bool(self, n: BoolLit) -> Term:
-        return Term(z3.BoolVal(n.value), _TRUE, BOOL)
+        return Term(z3.BoolVal(n.value, ctx()), true(), BOOL)
 
     def visit_date(self, n: DateLit) -> Term:
-        return Term(z3.IntVal(_dt.date.fromisoformat(n.value).toordinal()), _TRUE, DATE)
+        return Term(z3.IntVal(_dt.date.fromisoformat(n.value).toordinal(), ctx()), true(), DATE)
 
     def visit_enum_member(self, n: EnumMember) -> Term:
         t = self.enums.get(n.enum)
         if t is None or n.member not in t.members:
             raise Unsupported(f"unknown enum member {n.enum}.{n.member}")
-        return Term(enum_sort(t)[1][n.member], _TRUE, t)
+        return Term(enum_sort(t)[1][n.member], true(), t)
 
     def visit_name(self, n: Name) -> Term:
         if n.id in self.env:
             return self.env[n.id]
         if n.id in self.consts:
             value, ty = self.consts[n.id]
-            return Term(literal(value, ty), _TRUE, ty)
+            return Term(literal(value, ty), true(), ty)
         raise Unsupported(f"the name {n.id!r} is not in scope here")
 
     def visit_result(self, n: Result) -> Term:
@@ -558,7 +561,7 @@ class Encoder(ExprVisitor[Term]):
     def visit_list(self, n: ListLit) -> Term:
         items = [self.visit(i) for i in n.items]
         if not items:
-            return Term(None, _TRUE, TList(TAny()))
+            return Term(None, true(), TList(TAny()))
         elem: Ty = TAny()
         for t in items:
             elem = join(elem, t.ty)
@@ -657,7 +660,7 @@ class Encoder(ExprVisitor[Term]):
         for node in n.operands:
             if isinstance(node, Range):
                 lo, hi = self.visit(node.lo), self.visit(node.hi)
-                operands.append(Term((lo.value, hi.value), _TRUE, TInt()))
+                operands.append(Term((lo.value, hi.value), true(), TInt()))
                 defs.append(conj(lo.defined, hi.defined))
             else:
                 t = self.visit(node)
@@ -670,7 +673,7 @@ class Encoder(ExprVisitor[Term]):
         tests = [v for v, _ in links]
         # x0 op1 x1 op2 x2 ...: x_{i+1} is evaluated only if every earlier link held,
         # and a link between values it cannot compare (no common sort) is undefined.
-        tail: Z = _TRUE
+        tail: Z = true()
         for i in range(len(tests) - 1, 0, -1):
             tail = implies(tests[i - 1], conj(defs[i + 1], links[i][1], tail))
         defined = conj(defs[0], defs[1], links[0][1], tail)
@@ -686,25 +689,25 @@ class Encoder(ExprVisitor[Term]):
             return (eq if op == "==" else z3.Not(eq)), ok
         x, y = self._ordered(a, b)
         if op == "<":
-            return x < y, _TRUE
+            return x < y, true()
         if op == "<=":
-            return x <= y, _TRUE
+            return x <= y, true()
         if op == ">":
-            return x > y, _TRUE
-        return x >= y, _TRUE
+            return x > y, true()
+        return x >= y, true()
 
     def _equal(self, a: Term, b: Term) -> tuple[Z, Z]:
         ty = join(a.ty, b.ty)
         if a.value is None and b.value is None:
-            return _TRUE, _TRUE
+            return true(), true()
         try:
             x, y = coerce(a, ty), coerce(b, ty)
         except Unsupported:
-            return z3.BoolVal(False), z3.BoolVal(False)
+            return false(), false()
         if x.sort() != y.sort():
             # Values without a common sort cannot be compared: the link is undefined.
-            return z3.BoolVal(False), z3.BoolVal(False)
-        return x == y, _TRUE
+            return false(), false()
+        return x == y, true()
 
     def _ordered(self, a: Term, b: Term) -> tuple[Z, Z]:
         if is_num(a.ty) and is_num(b.ty):
@@ -721,26 +724,26 @@ class Encoder(ExprVisitor[Term]):
             lo, hi = b.value
             if isinstance(a.ty, TReal):
                 x = a.value
-                return z3.And(z3.IsInt(x), z3.ToReal(lo) <= x, x <= z3.ToReal(hi)), _TRUE
+                return z3.And(z3.IsInt(x), z3.ToReal(lo) <= x, x <= z3.ToReal(hi)), true()
             if not isinstance(a.ty, TInt):
-                return z3.BoolVal(False), z3.BoolVal(False)
-            return z3.And(lo <= a.value, a.value <= hi), _TRUE
+                return false(), false()
+            return z3.And(lo <= a.value, a.value <= hi), true()
         if isinstance(b.ty, TStr):
             if not isinstance(a.ty, TStr):
-                return z3.BoolVal(False), z3.BoolVal(False)
-            return z3.Contains(b.value, a.value), _TRUE
+                return false(), false()
+            return z3.Contains(b.value, a.value), true()
         if isinstance(b.ty, TList):
             if b.value is None or isinstance(b.ty.elem, TAny):
-                return z3.BoolVal(False), _TRUE
+                return false(), true()
             elem = join(b.ty.elem, a.ty)
             try:
                 seq = coerce(b, TList(elem))
                 x = coerce(a, elem)
             except Unsupported:
-                return z3.BoolVal(False), z3.BoolVal(False)
+                return false(), false()
             if x.sort() != seq.sort().basis():
-                return z3.BoolVal(False), z3.BoolVal(False)
-            return z3.Contains(seq, z3.Unit(x)), _TRUE
+                return false(), false()
+            return z3.Contains(seq, z3.Unit(x)), true()
         raise Unsupported(f"`in` between {a.ty.show()} and {b.ty.show()}")
 
     # ------------------------------------------------------------------ quantifiers
@@ -755,13 +758,13 @@ class Encoder(ExprVisitor[Term]):
             a, b = slo.as_long(), shi.as_long()
             if b - a + 1 <= self.expand_limit:
                 items = [
-                    self._with(n.var, Term(z3.IntVal(k), _TRUE, INT), n.body)
+                    self._with(n.var, Term(z3.IntVal(k, ctx()), true(), INT), n.body)
                     for k in range(a, b + 1)
                 ]
                 d, v = _fold_and(items) if n.quantifier == "forall" else _fold_or(items)
                 return Term(v, conj(bounds_defined, d), BOOL)
-        i = z3.FreshInt(n.var)
-        body = self._with(n.var, Term(i, _TRUE, INT), n.body)
+        i = z3.FreshInt(n.var, ctx())
+        body = self._with(n.var, Term(i, true(), INT), n.body)
         in_range = z3.And(lo.value <= i, i <= hi.value)
         d, v = self._symbolic_all_any(n.quantifier == "forall", i, in_range, body, lo.value)
         return Term(v, conj(bounds_defined, d), BOOL)
@@ -779,8 +782,8 @@ class Encoder(ExprVisitor[Term]):
         else:
             value = z3.Exists([i], conj(in_range, body.defined, body.value))
         if z3.is_true(z3.simplify(body.defined)):
-            return _TRUE, value
-        j = z3.FreshInt("j")
+            return true(), value
+        j = z3.FreshInt("j", ctx())
         bj_d = z3.substitute(body.defined, (i, j))
         bj_v = z3.substitute(body.value, (i, j))
         earlier_continue = conj(bj_d, bj_v) if is_all else conj(bj_d, z3.Not(bj_v))
@@ -793,28 +796,30 @@ class Encoder(ExprVisitor[Term]):
         is_all = n.func == "all"
         if isinstance(it.ty, TList):
             if it.value is None or isinstance(it.ty.elem, TAny):
-                return Term(z3.BoolVal(is_all), it.defined, BOOL)
+                return Term(z3.BoolVal(is_all, ctx()), it.defined, BOOL)
             elem_ty = it.ty.elem
 
             def element(k: Z) -> Z:
                 return it.value[k]
         elif isinstance(it.ty, TStr):
             # The language iterates lists only; over a string the generator is undefined.
-            return Term(z3.BoolVal(is_all), z3.BoolVal(False), BOOL)
+            return Term(z3.BoolVal(is_all, ctx()), false(), BOOL)
         else:
             raise Unsupported(f"iterating over {it.ty.show()}")
         length = z3.simplify(z3.Length(it.value))
         if z3.is_int_value(length) and length.as_long() <= self.expand_limit:
             items = [
-                self._with(n.var, Term(z3.simplify(element(z3.IntVal(k))), _TRUE, elem_ty), n.body)
+                self._with(
+                    n.var, Term(z3.simplify(element(z3.IntVal(k, ctx()))), true(), elem_ty), n.body
+                )
                 for k in range(length.as_long())
             ]
             d, v = _fold_and(items) if is_all else _fold_or(items)
             return Term(v, conj(it.defined, d), BOOL)
-        i = z3.FreshInt("k")
-        body = self._with(n.var, Term(element(i), _TRUE, elem_ty), n.body)
+        i = z3.FreshInt("k", ctx())
+        body = self._with(n.var, Term(element(i), true(), elem_ty), n.body)
         in_range = z3.And(i >= 0, i < z3.Length(it.value))
-        d, v = self._symbolic_all_any(is_all, i, in_range, body, z3.IntVal(0))
+        d, v = self._symbolic_all_any(is_all, i, in_range, body, z3.IntVal(0, ctx()))
         return Term(v, conj(it.defined, d), BOOL)
 
     def visit_count(self, n: Count) -> Term:
@@ -858,7 +863,7 @@ class Encoder(ExprVisitor[Term]):
     def _call_len(self, n: Call, args: list[Term], d: Z) -> Term:
         (x,) = args
         if x.value is None:
-            return Term(z3.IntVal(0), d, INT)
+            return Term(z3.IntVal(0, ctx()), d, INT)
         if not isinstance(x.ty, TStr | TList):
             raise Unsupported(f"len of {x.ty.show()}")
         return Term(z3.Length(x.value), d, INT)
@@ -882,7 +887,7 @@ class Encoder(ExprVisitor[Term]):
             items = const_items(xs.value)
             if items is not None:
                 if not items:
-                    return Term(z3.FreshConst(sort_of(elem)), z3.BoolVal(False), elem)
+                    return Term(z3.FreshConst(sort_of(elem)), false(), elem)
                 return Term(self._fold_extreme(kind, items), nonempty, elem)
             f = recfun(kind, xs.value.sort(), sort_of(elem))
             return Term(f(xs.value), nonempty, elem)
@@ -916,16 +921,16 @@ class Encoder(ExprVisitor[Term]):
         if not isinstance(xs.ty, TList):
             raise Unsupported(f"sum of {xs.ty.show()}")
         if xs.value is None or isinstance(xs.ty.elem, TAny):
-            return Term(z3.IntVal(0), d, INT)
+            return Term(z3.IntVal(0, ctx()), d, INT)
         elem = xs.ty.elem
         if not is_num(elem):
             raise Unsupported(f"sum of {xs.ty.show()}")
         ty = base(elem)
         items = const_items(xs.value)
         if items is not None:
-            zero = z3.RealVal(0) if isinstance(ty, TReal) else z3.IntVal(0)
+            zero = z3.RealVal(0, ctx()) if isinstance(ty, TReal) else z3.IntVal(0, ctx())
             if not items:
-                return Term(z3.IntVal(0), d, INT)
+                return Term(z3.IntVal(0, ctx()), d, INT)
             total = items[0] if len(items) == 1 else z3.Sum(*items)
             return Term(total if items else zero, d, ty)
         f = recfun("sum", xs.value.sort(), sort_of(ty))
@@ -954,16 +959,16 @@ class Encoder(ExprVisitor[Term]):
         if not isinstance(xs.ty, TList):
             raise Unsupported(f"occurrences in {xs.ty.show()}")
         if xs.value is None or isinstance(xs.ty.elem, TAny):
-            return Term(z3.IntVal(0), d, INT)
+            return Term(z3.IntVal(0, ctx()), d, INT)
         elem = join(xs.ty.elem, v.ty)
         seq = coerce(xs, TList(elem))
         x = coerce(v, elem)
         if x.sort() != seq.sort().basis():
-            return Term(z3.IntVal(0), d, INT)
+            return Term(z3.IntVal(0, ctx()), d, INT)
         items = const_items(seq)
         if items is not None:
             if not items:
-                return Term(z3.IntVal(0), d, INT)
+                return Term(z3.IntVal(0, ctx()), d, INT)
             hits = [z3.If(item == x, 1, 0) for item in items]
             return Term(hits[0] if len(hits) == 1 else z3.Sum(*hits), d, INT)
         f = recfun("occurrences", seq.sort(), x.sort())
@@ -973,8 +978,8 @@ class Encoder(ExprVisitor[Term]):
         (x,) = args
         if isinstance(x.ty, TStr):
             # str.to_int answers -1 outside digit strings: guard with the regex.
-            return Term(z3.StrToInt(x.value), conj(d, z3.InRe(x.value, _DIGITS)), INT)
-        return Term(z3.IntVal(0), z3.BoolVal(False), INT)  # int() of a non-string
+            return Term(z3.StrToInt(x.value), conj(d, z3.InRe(x.value, _digits())), INT)
+        return Term(z3.IntVal(0, ctx()), false(), INT)  # int() of a non-string
 
     def _call_str(self, n: Call, args: list[Term], d: Z) -> Term:
         (x,) = args
@@ -983,7 +988,7 @@ class Encoder(ExprVisitor[Term]):
             # int.to.str answers "" for negatives: put the sign on by hand.
             text = z3.If(v >= 0, z3.IntToStr(v), z3.Concat(str_val("-"), z3.IntToStr(-v)))
             return Term(text, d, STR)
-        return Term(str_val(""), z3.BoolVal(False), STR)  # str() of a non-int
+        return Term(str_val(""), false(), STR)  # str() of a non-int
 
     def _call_matches(self, n: Call, args: list[Term], d: Z) -> Term:
         s, _ = args

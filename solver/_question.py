@@ -36,7 +36,7 @@ from derivative._types import Ty
 from derivative._values import Value
 from derivative._walk import free_names
 from derivative.solver._encode import from_model
-from derivative.solver._z3util import Unsupported, Z, implies, make_solver
+from derivative.solver._z3util import Unsupported, Z, ctx, implies, make_solver
 
 Verdict: TypeAlias = Literal["sat", "unsat", "unknown"]
 
@@ -54,7 +54,7 @@ class Member:
 
     def __post_init__(self) -> None:
         if self.lit is None:
-            self.lit = z3.Bool(f"{self.ob.id}!{next(_LIT_COUNTER)}")
+            self.lit = z3.Bool(f"{self.ob.id}!{next(_LIT_COUNTER)}", ctx())
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ class Question:
         A second, complete route for linear integer and real arithmetic, where the
         default solver's quantifier instantiation can answer "incomplete quantifiers".
         """
-        s = z3.Then("qe", "smt").solver()
+        s = z3.Then("qe", "smt", ctx=ctx()).solver()
         s.set("random_seed", 0)
         s.set("rlimit", self.rlimit)
         s.set("timeout", self.timeout_ms)
@@ -246,9 +246,9 @@ class Question:
     ) -> tuple[list[CoreResult], list[list[Member]], bool]:
         """MARCO over ``members``: (minimal cores, minimal correction sets, complete?)."""
         start = time.monotonic()
-        mapper = z3.Solver()
+        mapper = z3.Solver(ctx=ctx())
         mapper.set("random_seed", 0)
-        marks = {id(m): z3.Bool(f"map!{i}") for i, m in enumerate(members)}
+        marks = {id(m): z3.Bool(f"map!{i}", ctx()) for i, m in enumerate(members)}
         cores: list[CoreResult] = []
         corrections: list[list[Member]] = []
         while True:

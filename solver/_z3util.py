@@ -16,6 +16,9 @@ reintroduce by accident (ARCHITECTURE.md §2):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from fractions import Fraction
 from typing import Any
 
@@ -34,6 +37,60 @@ SEED = 0
 # The SAT and SMT cores' seeds are global parameters (a solver refuses them); fix them once.
 z3.set_param("smt.random_seed", SEED)
 z3.set_param("sat.random_seed", SEED)
+
+
+class Z3Env:
+    """A Z3 context and what we cache in it (enum sorts, recursive functions, regexes).
+
+    Every ``check`` runs in a fresh context: Z3's search depends on the identities of
+    the terms it holds, and a context shared with earlier checks in the same process
+    made the same question answer differently after unrelated work.  A fresh context
+    makes each check depend on its input only.
+    """
+
+    def __init__(self, context: Z) -> None:
+        self.ctx = context
+        self.cache: dict[Any, Any] = {}
+        self.enum_names: set[str] = set()
+
+
+_DEFAULT: Z3Env | None = None
+_CURRENT: ContextVar[Z3Env | None] = ContextVar("derivative_z3_env", default=None)
+
+
+def current() -> Z3Env:
+    """The Z3 environment in force (Z3's main context outside ``fresh_context``)."""
+    global _DEFAULT
+    env = _CURRENT.get()
+    if env is not None:
+        return env
+    if _DEFAULT is None:
+        _DEFAULT = Z3Env(z3.main_ctx())
+    return _DEFAULT
+
+
+def ctx() -> Z:
+    """The current Z3 context (pass it to every constructor that takes ``ctx``)."""
+    return current().ctx
+
+
+@contextmanager
+def fresh_context() -> Iterator[Z3Env]:
+    """Run the body with its own Z3 context (see ``Z3Env``)."""
+    env = Z3Env(z3.Context())
+    token = _CURRENT.set(env)
+    try:
+        yield env
+    finally:
+        _CURRENT.reset(token)
+
+
+def true() -> Z:
+    return z3.BoolVal(True, ctx())
+
+
+def false() -> Z:
+    return z3.BoolVal(False, ctx())
 
 
 class Unsupported(Exception):
@@ -55,7 +112,7 @@ def str_val(s: str) -> Z:
             out.append(ch)
         else:
             out.append(f"\\u{{{c:x}}}")
-    return z3.StringVal("".join(out))
+    return z3.StringVal("".join(out), ctx())
 
 
 _ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,5})\}|\\u([0-9a-fA-F]{4})")
@@ -68,11 +125,8 @@ def str_from_z3(v: Z) -> str:
 
 
 def fraction_val(f: Fraction) -> Z:
-    return (
-        z3.RealVal(f"{f.numerator}/{f.denominator}")
-        if f.denominator != 1
-        else z3.RealVal(f.numerator)
-    )
+    text = f"{f.numerator}/{f.denominator}" if f.denominator != 1 else str(f.numerator)
+    return z3.RealVal(text, ctx())
 
 
 def fraction_from_z3(v: Z) -> Fraction:
@@ -92,7 +146,7 @@ def make_solver(rlimit: int, timeout_ms: int | None) -> Z:
     ``rlimit`` is what decides (the same input gives the same answer on a busy
     machine); the wall-clock ``timeout`` is only a safety net.
     """
-    s = z3.Solver()
+    s = z3.Solver(ctx=ctx())
     s.set("random_seed", SEED)
     if rlimit > 0:
         s.set("rlimit", rlimit)
@@ -110,18 +164,18 @@ def conj(*parts: Z) -> Z:
     """``And`` that drops literal ``True`` parts (keeps formulas readable)."""
     kept = [p for p in parts if not z3.is_true(p)]
     if not kept:
-        return z3.BoolVal(True)
+        return true()
     if any(z3.is_false(p) for p in kept):
-        return z3.BoolVal(False)
+        return false()
     return kept[0] if len(kept) == 1 else z3.And(*kept)
 
 
 def disj(*parts: Z) -> Z:
     kept = [p for p in parts if not z3.is_false(p)]
     if not kept:
-        return z3.BoolVal(False)
+        return false()
     if any(z3.is_true(p) for p in kept):
-        return z3.BoolVal(True)
+        return true()
     return kept[0] if len(kept) == 1 else z3.Or(*kept)
 
 
@@ -129,5 +183,5 @@ def implies(a: Z, b: Z) -> Z:
     if z3.is_true(a):
         return b
     if z3.is_false(a) or z3.is_true(b):
-        return z3.BoolVal(True)
+        return true()
     return z3.Implies(a, b)

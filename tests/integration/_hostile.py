@@ -95,6 +95,10 @@ look finds them, which is the point of solver-chosen boundary inputs, not of luc
 BURST = 120
 """Calls in total when the budget allows (a program wrong only after 100 calls)."""
 
+BURST_SECONDS = 4.0
+"""No call beyond the handful starts after this long: slow programs (the fork bomb's
+children sleep 2 s) are judged on the handful instead of eating the whole run budget."""
+
 TEARDOWN_SLACK = 5.0 + 3.0
 """A closed sandbox gets 5 s to exit before it is killed (``Sandbox._stop``), plus slack."""
 
@@ -468,6 +472,8 @@ class CallRecord:
     shown: str
     correct: bool
     elapsed: float
+    full: str = ""
+    """Everything the host learnt from the call (value, exception, detail), for scanning."""
 
 
 @dataclass
@@ -498,6 +504,10 @@ class RunRecord:
     leaks: list[str] = field(default_factory=list)
     harm: list[str] = field(default_factory=list)
     exit_statuses: list[int | None] = field(default_factory=list)
+    namespaces: list[str] = field(default_factory=list)
+    """The PID namespaces of the sandbox starts (what the leftover check looks in)."""
+    texts: list[str] = field(default_factory=list)
+    """Full texts of the load and follow-up results, for the leak scan."""
 
     @property
     def passed(self) -> bool:
@@ -513,6 +523,14 @@ def _show(result: CallResult) -> str:
     if result.exc is not None:
         return f"{result.exc.name}: {result.exc.message[:80]}"
     return result.detail[:120]
+
+
+def _full(result: CallResult) -> str:
+    exc = result.exc
+    parts = [repr(result.value), result.detail]
+    if exc is not None:
+        parts += [*exc.classes, exc.message]
+    return "\n".join(parts)
 
 
 def _is_right(result: CallResult, x: int) -> bool:
@@ -541,17 +559,21 @@ def judge(sb: Sandbox, record: RunRecord, limits: Limits) -> None:
     if not load.ok:
         record.outcome = "load_failure"
         record.detail = f"{load.status}: {_show(load)}"
+        record.texts.append(_full(load))
         return
     started = time.monotonic()
     for x in _plan():
         if len(record.calls) >= BURST:
             break
-        left = limits.run_timeout - (time.monotonic() - started)
-        if len(record.calls) >= len(HANDFUL) and left < limits.call_timeout + 1.0:
-            break
+        if len(record.calls) >= len(HANDFUL):
+            spent = time.monotonic() - started
+            if spent > BURST_SECONDS or limits.run_timeout - spent < limits.call_timeout + 1:
+                break
         result = sb.call("f", [x])
         right = _is_right(result, x)
-        record.calls.append(CallRecord(x, result.status, _show(result), right, result.elapsed))
+        record.calls.append(
+            CallRecord(x, result.status, _show(result), right, result.elapsed, _full(result))
+        )
         if right:
             continue
         record.outcome = "wrong" if result.status == "returned" else result.status
@@ -559,6 +581,7 @@ def judge(sb: Sandbox, record: RunRecord, limits: Limits) -> None:
         if result.status in ("timeout", "crashed"):
             again = sb.call("f", [x])
             record.follow_up = f"{again.status}: {_show(again)}"
+            record.texts.append(_full(again))
         return
     record.outcome = "passed"
     record.detail = f"{len(record.calls)} answers right"
@@ -602,6 +625,7 @@ def run_program(entry: dict[str, Any], backend: Launcher, policy: str,
     record.receipts = [json.loads(r.model_dump_json()) for r in receipts]
     record.start_seconds = recorder.start_times
     record.exit_statuses = recorder.exit_statuses
+    record.namespaces = list(recorder.namespaces)
     _host_checks(record, probes, recorder, before, connections, staged_root, copy,
                  repo_hash, source, sb.staged.digest)
     return record
@@ -649,7 +673,7 @@ def _host_checks(record: RunRecord, probes: HostProbes, recorder: RecordingLaunc
     record.breach_lines = recorder.output.breach_lines + recorder.frames.breach_lines
     leaks = {f"{name} in output" for name in recorder.output.found}
     leaks |= {f"{name} in frames" for name in recorder.frames.found}
-    texts = [c.shown for c in record.calls] + [record.detail, record.follow_up]
+    texts = [c.full for c in record.calls] + [record.detail, record.follow_up, *record.texts]
     leaks |= {f"{name} in answers" for t in texts for name in probes.scan_text(t)}
     leaks |= {f"{name} in receipts" for name in probes.scan_text(json.dumps(record.receipts))}
     record.leaks = sorted(leaks)

@@ -11,6 +11,7 @@ pass a wrong implementation or fail a right one.
 
 from __future__ import annotations
 
+import os
 from datetime import date
 from fractions import Fraction
 from typing import Any
@@ -76,7 +77,9 @@ def _check(ty: Ty, expr: Expr, env: dict[str, Any]) -> None:
     assert _same(ours, _to_python(reference)), (text, python, env, ours, reference)
 
 
-SETTINGS = settings(max_examples=int(__import__("os").environ.get("DIFF_EXAMPLES", "200")), suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = int(os.environ.get("DERIVATIVE_DIFF_EXAMPLES", "200"))
+"""Examples per property (raise it for a long local run)."""
+SETTINGS = settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS

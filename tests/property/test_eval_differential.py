@@ -455,7 +455,7 @@ def _top_level_int(draw: st.DrawFn) -> tuple[Expr, dict[str, object]]:
     elif kind == "index":
         node = Index(base=draw(typed_exprs(TList(INT), CONTROL_VARS, 2)), index=draw(ints))
     else:
-        node = BinOp(op=kind, left=draw(ints), right=draw(ints))  # type: ignore[arg-type]
+        node = BinOp(op=kind, left=draw(ints), right=draw(ints))
     env: dict[str, object] = dict(draw(envs(CONTROL_VARS)))
     return node, env
 

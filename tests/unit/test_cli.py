@@ -219,13 +219,13 @@ def test_the_table_builds_nested_commands(capsys: pytest.CaptureFixture[str]) ->
 
     table = (
         *cli.COMMANDS,
-        Command(("certificate", "verify"), "verify", verify_arguments, run_verify),
+        Command(("demo", "verify"), "verify", verify_arguments, run_verify),
     )
     parser = build_parser(table)
-    args = parser.parse_args(["certificate", "verify", "c.json"])
+    args = parser.parse_args(["demo", "verify", "c.json"])
     assert args.run(args) == 1 and seen == ["c.json"]
     with pytest.raises(cli.ArgumentsError, match="required"):
-        parser.parse_args(["certificate"])
+        parser.parse_args(["demo"])
     assert build_parser(table).parse_args(["parse", "x.req"]).run is cli.run_parse
 
 

@@ -1,9 +1,6 @@
-"""Subtly wrong: starts from 0: wrong when every element is negative."""
-# expect-fail: largest.ensures
+"""Subtly wrong: an off-by-one emptiness check treats a one-element list as empty."""
+# expect-fail: largest.raises.ValueError
 def largest(xs):
-    best = 0
-    for x in xs:
-        best = max(best, x)
-    if not xs:
+    if len(xs) < 2:
         raise ValueError("empty")
-    return best
+    return max(xs)

@@ -1,0 +1,211 @@
+"""What isolation costs a property test: sandboxed Hypothesis runs against in-process ones.
+
+Run as ``python benchmarks/sandbox_overhead.py [--examples 1000] [--repeat 3]
+[--starts 10] [--calls 5000] [--backends process,docker]``.  Not run in CI.
+
+Measured in one run, because these machines are noisy (ARCHITECTURE.md §4):
+
+- **the property test**: a ``max_examples``-example Hypothesis test of ``clamp(x, lo, hi)``
+  (the result lies in ``[lo, hi]``, equals ``x`` inside the range and the nearer bound
+  outside), once calling the function in this process and once per backend through a
+  sandbox that is already started (one sandbox for the whole test, as a build uses it).
+  Every variant draws the same examples (same seed, no database, no shrinking); the
+  variants take turns in ``--repeat`` rounds (a slow spell of the machine hits them all)
+  and the figure is each one's best wall time.  The ratio sandboxed / in-process is
+  the goal's figure: process <= 1.5x, docker <= 2.0x;
+- **calls/s across the channel**: ``--calls`` back-to-back calls of the same function
+  without Hypothesis, i.e. the round trip alone;
+- **start time**: the median of ``--starts`` sandbox starts per backend, from
+  ``open_sandbox`` to a loaded candidate (set-up, isolation checks and the import), and the
+  median time to close one.
+
+Wall time, not CPU time, because the sandboxed work happens in another process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+from hypothesis import strategies as st
+
+from derivative._errors import SandboxUnavailable
+from derivative.forge._sandbox import Launcher, Limits, Sandbox, open_sandbox
+
+CANDIDATE = '''\
+def clamp(x: int, lo: int, hi: int) -> int:
+    """x limited to [lo, hi] (lo <= hi)."""
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+'''
+CONTRACT = "0" * 64
+SEED = 20240601
+GOALS = {"process": 1.5, "docker": 2.0}
+VALUES = st.integers(min_value=-(10**9), max_value=10**9)
+
+Call = Callable[[int, int, int], object]
+
+
+def judge(result: object, x: int, lo: int, hi: int) -> None:
+    """The property, on the host: what every variant checks for every example."""
+    assert type(result) is int, result
+    assert lo <= result <= hi, (x, lo, hi, result)
+    if lo <= x <= hi:
+        assert result == x
+    else:
+        assert result == (lo if x < lo else hi)
+
+
+def property_test(call: Call, examples: int) -> Callable[[], None]:
+    """A fresh Hypothesis test of ``clamp`` through ``call`` (same examples every time)."""
+
+    @seed(SEED)
+    @settings(max_examples=examples, deadline=None, database=None,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(VALUES, VALUES, VALUES)
+    def test(x: int, a: int, b: int) -> None:
+        lo, hi = min(a, b), max(a, b)
+        judge(call(x, lo, hi), x, lo, hi)
+
+    return test
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
+
+
+def round_trips(call: Call, n: int) -> float:
+    """Seconds for ``n`` back-to-back calls (no Hypothesis: the channel alone)."""
+    started = time.perf_counter()
+    for i in range(n):
+        call(i, -5, 5)
+    return time.perf_counter() - started
+
+
+def in_process(path: Path) -> Call:
+    spec = importlib.util.spec_from_file_location("clamp_candidate", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    function: Call = module.clamp
+    return function
+
+
+def through(sb: Sandbox) -> Call:
+    def call(x: int, lo: int, hi: int) -> object:
+        result = sb.call("clamp", [x, lo, hi])
+        if not result.ok:
+            raise AssertionError(f"{result.status}: {result.detail}")
+        return result.value
+
+    return call
+
+
+def launcher_for(name: str) -> Launcher:
+    if name == "process":
+        from derivative.forge._process import ProcessLauncher
+
+        return ProcessLauncher()
+    from derivative.forge._docker import DockerLauncher
+
+    return DockerLauncher.connect()
+
+
+def start_times(launcher: Launcher, path: Path, starts: int) -> tuple[float, float]:
+    """Median seconds to start (to a loaded candidate) and to close one sandbox."""
+    opened: list[float] = []
+    closed: list[float] = []
+    for _ in range(starts):
+        began = time.perf_counter()
+        sb = open_sandbox(path, contract_sha256=CONTRACT, launcher=launcher, limits=Limits())
+        load = sb.start()
+        opened.append(time.perf_counter() - began)
+        if not load.ok:
+            sb.close()
+            raise SystemExit(f"the candidate did not load: {load.detail}")
+        began = time.perf_counter()
+        sb.close()
+        closed.append(time.perf_counter() - began)
+    return statistics.median(opened), statistics.median(closed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--examples", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--starts", type=int, default=10)
+    parser.add_argument("--calls", type=int, default=5000)
+    parser.add_argument("--backends", default="process,docker")
+    args = parser.parse_args(argv)
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+
+    folder = Path(tempfile.mkdtemp(prefix="derivative-bench-"))
+    path = folder / "clamp_candidate.py"
+    path.write_text(CANDIDATE, encoding="utf-8")
+
+    local = in_process(path)
+    variants: dict[str, Call] = {"in-process": local}
+    launchers: dict[str, Launcher] = {}
+    sandboxes: dict[str, Sandbox] = {}
+    with contextlib.ExitStack() as stack:
+        for name in backends:
+            try:
+                launchers[name] = launcher_for(name)
+            except SandboxUnavailable as exc:
+                print(f"{name}: unavailable: {exc}")
+                continue
+            sb = stack.enter_context(open_sandbox(path, contract_sha256=CONTRACT,
+                                                  launcher=launchers[name], limits=Limits()))
+            variants[name] = through(sb)
+            sandboxes[name] = sb
+        for call in variants.values():
+            property_test(call, 20)()  # warm Hypothesis, the import caches and the channel
+        # Rounds interleave the variants, so that a slow spell of the machine hits all.
+        best = {name: float("inf") for name in variants}
+        for _ in range(args.repeat):
+            for name, call in variants.items():
+                best[name] = min(best[name], timed(property_test(call, args.examples)))
+        rates = {name: args.calls / round_trips(variants[name], args.calls)
+                 for name in launchers}
+        for name in launchers:
+            assert not sandboxes[name].tainted and sandboxes[name].restarts == 0
+
+    baseline = best["in-process"]
+    print(f"{args.examples}-example Hypothesis test of clamp, best of {args.repeat} "
+          "interleaved rounds (wall time)")
+    print(f"  in-process  {baseline:8.3f} s")
+    for name in launchers:
+        ratio = best[name] / baseline
+        verdict = "meets" if ratio <= GOALS[name] else "MISSES"
+        print(f"  {name:<10}  {best[name]:8.3f} s   ratio {ratio:5.2f}x  "
+              f"(goal <= {GOALS[name]:.1f}x: {verdict})")
+    print(f"channel round trips ({args.calls} calls) and sandbox start-up "
+          f"(medians of {args.starts})")
+    for name, launcher in launchers.items():
+        opened, closed = start_times(launcher, path, args.starts)
+        print(f"  {name:<10}  {rates[name]:8,.0f} calls/s   start {opened * 1000:6.1f} ms   "
+              f"close {closed * 1000:6.1f} ms")
+    shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
