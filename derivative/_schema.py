@@ -31,6 +31,10 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     # file name in schemas/ -> (module, model class)
     "derivative.contract.v1.schema.json": ("derivative.api", "ContractDocument"),
     "derivative.ast.schema.json": ("derivative._ast", "Contract"),
+    "derivative.check.v1.schema.json": ("derivative.solver._document", "CheckDocument"),
+    "derivative.certificate.v1.schema.json": ("derivative.certificates._model", "Certificate"),
+    "derivative.posture.v1.schema.json": ("derivative.forge._posture_model", "PostureVerdict"),
+    "derivative.posture-policy.v1.schema.json": ("derivative.forge._posture_policy", "Policy"),
 }
 """Every published schema: the file it is written to and the model it is generated from."""
 

@@ -34,6 +34,7 @@ clauses, computed once) is the fallback.
 from __future__ import annotations
 
 import contextlib
+import random
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -495,35 +496,56 @@ class Space:
     # ------------------------------------------------------------------ the pool
 
     def pool(self, size: int = POOL_SIZE) -> list[dict[str, object]]:
-        """Up to ``size`` distinct valid inputs (blocking clauses); computed once."""
+        """Up to ``size`` distinct valid inputs, spread out; computed once.
+
+        Models near deterministic seeds spread over several orders of magnitude (so
+        that the fallback of ``near`` and the standalone module's known inputs are not
+        all next to zero), then distinct models by blocking clauses to fill up.
+        """
         if self._pool is not None:
             return self._pool
         found: list[dict[str, object]] = []
+        keys: set[object] = set()
+
+        def add(values: dict[str, object] | None) -> None:
+            if values is None:
+                return
+            k = tuple(_key(values.get(n)) for n, _ in self.params)
+            if k not in keys:
+                keys.add(k)
+                found.append(values)
+
         if self.encodable:
-            with _Z3_LOCK:
-                s = make_solver(RLIMIT, TIMEOUT_MS)
-                s.add(*self.base)
-                for _ in range(size):
-                    try:
-                        if s.check() != z3.sat:
-                            break
-                    except z3.Z3Exception:
-                        break
-                    m = s.model()
-                    status, values = self._read(m)
-                    block = [
-                        self.vars[n].value != m.eval(self.vars[n].value, model_completion=True)
-                        for n, _ in self.params
-                    ]
-                    if not block:
-                        if status == "sat" and values is not None:
-                            found.append(values)
-                        break
-                    s.add(z3.Or(*block))
-                    if status == "sat" and values is not None:
-                        found.append(values)
+            rng = random.Random(20260301)
+            for _ in range(size):
+                seed = {n: _spread(rng, t) for n, t in self.params}
+                add(self._near(seed, frozenset(), ()))
+            if len(found) < size // 2:
+                self._blocking(size - len(found), add)
         self._pool = found
         return found
+
+    def _blocking(self, count: int, add: Callable[[dict[str, object] | None], None]) -> None:
+        with _Z3_LOCK:
+            s = make_solver(RLIMIT, TIMEOUT_MS)
+            s.add(*self.base)
+            for _ in range(count):
+                try:
+                    if s.check() != z3.sat:
+                        break
+                except z3.Z3Exception:
+                    break
+                m = s.model()
+                status, values = self._read(m)
+                if status == "sat":
+                    add(values)
+                block = [
+                    self.vars[n].value != m.eval(self.vars[n].value, model_completion=True)
+                    for n, _ in self.params
+                ]
+                if not block:
+                    break
+                s.add(z3.Or(*block))
 
     # ------------------------------------------------------------------ near a seed
 
@@ -670,6 +692,28 @@ def _from_cvc5(term: Any, ty: Ty) -> object:
     if isinstance(ty, TList):
         return tuple(_from_cvc5(t, ty.elem) for t in term.getSequenceValue())
     raise ValueError(f"cannot read {ty.show()}")
+
+
+def _spread(rng: random.Random, ty: Ty) -> object:
+    """A seed value of ``ty`` drawn over several orders of magnitude."""
+    if isinstance(ty, TInt):
+        return rng.choice((-1, 1)) * int(10 ** rng.uniform(0, 6))
+    if isinstance(ty, TReal):
+        return rng.choice((-1.0, 1.0)) * 10 ** rng.uniform(-2, 6)
+    if isinstance(ty, TStr):
+        return "".join(rng.choice(_SEED_CHARS) for _ in range(rng.randint(0, 12)))
+    if isinstance(ty, TDate):
+        return date.fromordinal(rng.randint(DATE_MIN, DATE_MAX))
+    if isinstance(ty, TBool):
+        return rng.random() < 0.5
+    if isinstance(ty, TEnum):
+        return EnumValue(ty.name, rng.choice(ty.members))
+    if isinstance(ty, TList):
+        return tuple(_spread(rng, ty.elem) for _ in range(rng.randint(0, 6)))
+    return None
+
+
+_SEED_CHARS: Final = "abcxyzABC019_ -"
 
 
 def _real(f: Fraction) -> Z:

@@ -617,6 +617,23 @@ class SystemRun:
                 n = self.tally[i].get(key, 0)
                 if not c.holds(n):
                     self._fail(c.header, f"the count ended at {n}", c.text)
+
+
+def explicit_runs(system, ops, counts, focus, items):
+    """The solver-chosen inputs of each operation, each on a fresh instance; a ``from``
+    parameter gets a value returned by its source operation first."""
+    for op, inp, sources in items:
+        run = SystemRun(system, ops, counts, focus)
+        inp = dict(inp)
+        for name, (source_op, source_inp) in sources.items():
+            value = run.call(source_op, source_inp)
+            if value is None:
+                break
+            inp[name] = value
+        else:
+            if ops[op].valid(*ops[op].values(inp)):
+                run.call(op, inp)
+                run.finish()
 '''
 
 
@@ -1218,7 +1235,20 @@ class _Writer:
         self.emit("", f"INPUTS_{var} = st.fixed_dictionaries(", "    {", *parts, "    }", ")")
         if valid is not None:
             known = [i for i in (*plan.inputs, *plan.pool) if judge.admits(i)]
+            rate = 1.0
             if (residual or partial) and known:
+                rate = self.engine._input_gen(q).acceptance()
+            if rate < 0.2:
+                self.emit(
+                    f"# The preconditions of {q} are narrow (about {rate:.0%} of bounded draws",
+                    "# are valid): the draws are valid inputs the solver found when the tests",
+                    "# were written.",
+                    f"KNOWN_{var} = [",
+                    *[f"    {_input_source(i, params)}," for i in known],
+                    "]",
+                    f"INPUTS_{var} = st.sampled_from(KNOWN_{var})",
+                )
+            elif (residual or partial) and known:
                 self.emit(
                     f"# The preconditions of {q} are narrow: half of the draws are valid inputs",
                     "# found by the solver when the tests were written.",
@@ -1315,6 +1345,7 @@ class _Writer:
                 )
         sources = sorted({p.from_op for op in d.operations for p in op.params if p.from_op})
         cls = f"{_ident(d.name)}Machine"
+        explicit = self.explicit_items(d)
         self.emit(
             "", "",
             f"{_ident(d.name).upper()}_OPS = {{"
@@ -1322,6 +1353,10 @@ class _Writer:
             + "}",
             f"{_ident(d.name).upper()}_COUNTS = [",
             *[f"    {c}," for c in counts],
+            "]",
+            "# Solver-chosen inputs of the operations: (operation, input, from-parameters).",
+            f"{_ident(d.name).upper()}_EXPLICIT = [",
+            *[f"    {e}," for e in explicit],
             "]",
             "",
             "",
@@ -1370,6 +1405,37 @@ class _Writer:
         for o in invariants:
             self.machine_test(o.id, cls, [o], None)
 
+    def explicit_items(self, d: SystemDecl) -> list[str]:
+        """Source of ``(op, input, {param: (source op, source input)})`` per solver input."""
+        items: list[str] = []
+        for op in d.operations:
+            plan = self.engine.plan_of(op.qualname)
+            params = {p.name: self.info.signatures[op.qualname].params[i][1]
+                      for i, p in enumerate(op.params) if p.from_op is None}
+            sources: dict[str, str] = {}
+            ok = True
+            for p in op.params:
+                if p.from_op is None:
+                    continue
+                src_q = f"{d.name}.{p.from_op}"
+                src_judge = self.engine.judge_of(src_q)
+                src_plan = self.engine.plan_of(src_q)
+                first = next((i for i in (*src_plan.inputs, *src_plan.pool)
+                              if src_judge.admits(i)), None)
+                if first is None:
+                    ok = False
+                    break
+                src_params = {n: t for n, t, _ in src_judge.signature.params}
+                sources[p.name] = f"({p.from_op!r}, {_input_source(first, src_params)})"
+            if not ok:
+                continue
+            for inp in plan.inputs:
+                if not all(n in inp for n in params):
+                    continue
+                src = "{" + ", ".join(f"{k!r}: {v}" for k, v in sources.items()) + "}"
+                items.append(f"({op.name!r}, {_input_source(inp, params)}, {src})")
+        return items
+
     def machine_test(self, oid: str, cls: str, obligations: Sequence[Obligation],
                      judge: Any) -> None:
         o = next((x for x in obligations if x.id == oid), None)
@@ -1380,7 +1446,11 @@ class _Writer:
         text = to_source(expr) if expr is not None else "a normal return of the declared type"
         self.emit("", "", f"def {name}():")
         self.emit(f'    """{_header(o)}: {_doc(text)}"""')
+        upper = cls[: -len("Machine")].upper()
+        system = cls[: -len("Machine")]
         self.emit(
+            f"    explicit_runs({system!r}, {upper}_OPS, {upper}_COUNTS, {oid!r}, "
+            f"{upper}_EXPLICIT)",
             f"    machine = type({cls!r}, ({cls},), {{'FOCUS': {oid!r}}})",
             "    run_state_machine_as_test(",
             "        machine,",

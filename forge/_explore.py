@@ -4,11 +4,11 @@
 Why this exists: a count invariant such as "at most one successful reset per token" is
 broken by a check-then-set race that a barrier stress test almost never hits under the
 GIL (PRIOR_ART.md, "Concurrency").  This module runs N thread bodies against a fresh
-object under a scheduler of its own: only one thread runs at a time and control can only
-change hands at a *scheduling point*, so one schedule always produces the same execution,
-and the schedules are enumerated systematically instead of being left to chance.  It
-runs inside the sandbox beside the stdlib-only worker, so it imports nothing but the
-standard library (Python >= 3.10).
+object under a scheduler of its own: only one thread runs at a time and control changes
+hands only at *scheduling points*, so a schedule always produces the same execution, and
+schedules are enumerated systematically instead of being left to chance.  It runs inside
+the sandbox beside the stdlib-only worker, so it imports nothing but the standard
+library, and it works on Python 3.10 to 3.13.
 
 Use::
 
@@ -16,80 +16,89 @@ Use::
 
     res = explore(
         setup=TokenStore,                                   # a fresh object per schedule
-        bodies=[lambda s: s.reset("t1", "pw")] * 2,         # one callable per thread
-        check=lambda s, results: sum(r.value == "ok" for r in results) <= 1,
+        bodies=[reset_t1, reset_t1],                        # one callable(obj) per thread
+        check=lambda store, results: sum(r.value == "ok" for r in results) <= 1,
         max_preemptions=2, max_schedules=5_000, timeout=10.0,
     )
     if res.violated:
         print(res.trace_text)                               # the interleaving, line by line
-        run = replay(TokenStore, bodies, res.schedule)      # the same execution again
+        run = replay(TokenStore, [reset_t1, reset_t1], res.schedule)   # the same again
 
 ``explore(setup, bodies, check, **options) -> ExploreResult``
     ``check(obj, results)`` is called after every schedule with the object and one
     ``ThreadResult`` per thread (``status`` "returned" / "raised" / "deadlocked" /
-    "aborted", ``value``, ``error``; an exception in a body is a result, never a crash).
-    It passes by returning ``True`` or ``None``; it fails by returning ``False`` or a
-    message string, or by raising ``AssertionError``.  A deadlock (every unfinished
-    thread blocked on an instrumented lock) and a run that exceeds ``max_steps`` are
-    violations too (``kind`` "deadlock" / "step_limit").  The first violation stops the
-    search; it is replayed once (``reproduced``) and its trace returned.
-    ``ExploreResult``: ``violated, kind, message, schedule, trace_text, schedules_run,
-    exhausted`` (the whole bounded space was explored), ``elapsed, results, reproduced``.
+    "aborted", ``value``, ``error``, ``ok``): an exception in a body is a result, never
+    a crash.  The check passes by returning ``True`` or ``None``; it fails by returning
+    ``False`` or a message string, or by raising ``AssertionError``.  A deadlock (every
+    unfinished thread blocked on an instrumented lock) and a run longer than
+    ``max_steps`` are violations too (``kind`` "deadlock" / "step_limit").  The first
+    violation ends the search; it is replayed once (``reproduced``) and its trace
+    returned.  ``ExploreResult``: ``violated, kind, message, schedule, trace_text,
+    summary, schedules_run, exhausted`` (the whole bounded space was run), ``elapsed,
+    results, reproduced``.
 
-``runs(setup, bodies, **options) -> Iterator[Run]``
+``runs(setup, bodies, **options) -> Generator[Run]``
     The same search, one ``Run`` per schedule (``schedule``, ``results``, ``obj``,
-    ``summary()``, ``trace_text()``, ``deadlock``, ``aborted``); the caller judges each
-    run itself and simply stops iterating when it has seen enough.  This is the form
-    the test engine uses (``forge/_engine.py``).
+    ``preemptions``, ``deadlock``, ``aborted``, ``stalls``, ``exhausted``, ``summary()``,
+    ``trace_text()``); the caller judges each run itself and stops iterating when it
+    has seen enough.  This is the form for the test engine (``forge/_engine.py``).
 
 ``replay(setup, bodies, schedule, **options) -> Run``
-    Runs exactly one schedule (a ``Schedule`` or its text form ``Schedule.parse``).
+    Runs exactly one schedule (a ``Schedule`` or its text, ``Schedule.parse``).
 
-Options (all keyword): ``max_schedules`` (default 10,000), ``max_preemptions`` (2),
-``timeout`` (seconds for the whole search, 30), ``max_steps`` (scheduling points per
-schedule, 200,000), ``granularity`` ("opcode" or "line"), ``trace_filter`` (a predicate
-on a code object's file name: which code gets scheduling points; default: everything
-but the standard library and this module), ``names`` (thread names for the traces),
-``modules`` (extra modules whose lock factories/instances are replaced),
-``stall_timeout`` (seconds before a thread that blocks outside the instrumented
-primitives loses its turn, 0.2).
+Options (keyword only): ``max_schedules`` (10,000), ``max_preemptions`` (2), ``timeout``
+(seconds for the whole search, 30), ``max_steps`` (scheduling points per schedule,
+200,000), ``granularity`` ("opcode" or "line"), ``trace_filter`` (which code gets
+scheduling points, a predicate on the file name; default ``default_trace_filter``:
+everything but the standard library and this module; ``files_filter(module, ...)``
+limits it to the code under test, which keeps a caller's glue out of the schedule
+space), ``names`` (thread names in traces), ``modules`` (the modules under test: their
+lock factories and unlocked lock instances are replaced), ``symmetric`` (treat unstarted
+threads as interchangeable; default: when all bodies are the same object),
+``stall_timeout`` (seconds before a thread blocked outside the instrumented primitives
+loses its turn, 0.5).
 
 How it works
 ------------
-* Scheduling points: ``sys.settrace`` with ``frame.f_trace_opcodes = True`` on the
-  worker threads, in the frames the trace filter accepts.  A point sits before every
-  opcode that may touch shared state; purely frame-local opcodes (``LOAD_FAST``,
-  ``LOAD_CONST``, jumps, ...) get none, because a switch before them is equivalent to a
-  switch before the next shared one.  With ``granularity="line"`` the points are the
-  line events instead (fewer schedules, but a race inside one line such as ``n += 1``
-  is then invisible).  Code without points (the standard library, C functions) runs
-  atomically.
-* Turns are handed over directly from thread to thread through one private gate lock
-  per thread; the default policy keeps the running thread running, so a switch costs
-  something only where the schedule asks for one.
+* Scheduling points sit before every opcode that may touch shared state, in the code
+  the trace filter accepts; purely frame-local opcodes (``LOAD_FAST``, ``LOAD_CONST``,
+  jumps, ...) get none, since a switch before them equals a switch before the next
+  shared one.  With ``granularity="line"`` the points are line starts (fewer schedules,
+  but a race inside one line such as ``n += 1`` is invisible).  Code without points
+  (the standard library, C functions such as ``dict.setdefault``) runs atomically.
+* Events come from ``sys.settrace`` with ``f_trace_opcodes`` on Python < 3.12 and from
+  ``sys.monitoring`` (INSTRUCTION or LINE events on the accepted code objects, tool id
+  3 or 4) on 3.12+, where opcode events from ``sys.settrace`` proved unreliable.
+* The turn passes directly from thread to thread through a private gate lock per
+  thread; the default policy keeps the running thread running.  Worker threads are
+  kept between the schedules of one search (starting a thread costs more than a small
+  schedule).
 * Search: CHESS-style preemption bounding.  Each run records its *decisions* (points
-  where more than one thread could run).  Every alternative at every decision after the
-  run's forced prefix becomes a new prefix; prefixes are run in order of preemption
-  count (a switch away from a thread that could have continued is a preemption;
-  switches after a thread blocks or finishes are free), so all schedules with 0
-  preemptions come first, then 1, then 2.  Each schedule is run exactly once.
-* Blocking: for the duration of a run ``threading.Lock``, ``threading.RLock``,
-  ``threading._allocate_lock`` (so ``Condition``, ``Event``, ``Semaphore``, ``Barrier``
-  and ``queue.Queue`` built on them) and ``time.sleep`` are replaced by cooperative
-  versions, as are the same names imported into the explored modules and unlocked
-  module-level (and the object's own) lock instances.  A worker that finds such a lock
-  taken is parked and another thread runs; when nobody can run, it is a deadlock.
-  Waits with a timeout expire only when no other thread can run; ``time.sleep`` is a
-  yield (a free switch) and does not sleep.  Outside worker threads the cooperative
-  locks behave exactly like the real ones.  A worker that blocks anywhere else (a real
-  lock created before the run, I/O) loses its turn after ``stall_timeout``; such runs
-  are no longer guaranteed to be deterministic.
-* A schedule is the list of decisions where the choice differed from the default
-  policy, ``"decision:thread"`` pairs (``Schedule.parse`` / ``str``), so a replay needs
-  only the same code and Python version (bytecode differs between versions).
-* Limits: threads started by the bodies themselves are not controlled; code in the
-  standard library is atomic; ``setup`` is called once more than the number of schedules
-  when an explored module first needs its lock factories replaced.
+  where more than one thread could run).  Every alternative at every decision after
+  the run's forced prefix becomes a new prefix, and prefixes run in order of their
+  preemption count (switching away from a thread that could continue is a preemption;
+  switching after it blocks or finishes is free; after ``time.sleep`` the free choice
+  is the next thread), so all schedules with 0 preemptions come first, then 1, then 2.
+  Each schedule runs exactly once.  With ``symmetric`` on, of the threads that have
+  not started yet only the lowest-numbered is ever chosen.
+* Blocking: during a run ``threading.Lock``, ``threading.RLock``,
+  ``threading._allocate_lock`` (so ``Condition``, ``Event``, ``Semaphore``,
+  ``Barrier`` and ``queue.Queue`` built on them) and ``time.sleep`` are replaced by
+  cooperative versions, as are the same names imported into the modules of the setup,
+  the bodies and the object's class, the unlocked module-level lock instances of the
+  modules under test and the object's own lock attributes (one real lock reachable
+  twice stays one lock).  A worker that finds such a lock taken is parked and another
+  thread runs; when nobody can run, that is a deadlock.  A wait with a timeout expires
+  only when no other thread can run; ``time.sleep`` yields and does not sleep.  Outside
+  worker threads the cooperative locks behave as the real ones.  A worker that blocks
+  anywhere else (a real lock the explorer could not replace, I/O) loses its turn after
+  ``stall_timeout`` (``Run.stalls`` counts this); such runs may not be deterministic.
+* A schedule is the list of decisions where the choice differed from the default,
+  ``"decision:thread"`` pairs, so a replay needs the same code and the same Python
+  version (bytecode differs between versions).
+* Limits: threads started by the bodies are not controlled; only one search should run
+  at a time per process (the lock factories are process-wide); the first schedule of a
+  search may call ``setup`` twice (to learn which modules define the object's class).
 """
 
 from __future__ import annotations
@@ -104,7 +113,7 @@ import sys
 import sysconfig
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from types import CodeType, FrameType, ModuleType
 from typing import Any
@@ -154,7 +163,8 @@ _LOCAL_OPS = frozenset(
         "RETURN_VALUE", "MAKE_CELL", "COPY_FREE_VARS", "LOAD_CLOSURE", "BUILD_TUPLE",
         "BUILD_LIST", "BUILD_CONST_KEY_MAP", "LIST_APPEND", "SET_ADD", "MAP_ADD",
         "RETURN_GENERATOR", "GEN_START", "LOAD_ASSERTION_ERROR", "PUSH_EXC_INFO",
-        "POP_EXCEPT", "POP_BLOCK", "SETUP_FINALLY", "SETUP_CLEANUP", "END_FOR",
+        "POP_EXCEPT", "POP_BLOCK", "SETUP_FINALLY", "SETUP_CLEANUP", "END_FOR", "IS_OP",
+        "CHECK_EXC_MATCH",
     }
 )
 
@@ -245,6 +255,7 @@ class Run:
     aborted: str | None  # why the run was stopped early, None if it completed
     diverged: bool  # a forced decision was impossible: the code is not deterministic
     exhausted: bool = False  # set by ``runs``: no schedule is left to explore after this one
+    stalls: int = 0  # turns taken from a thread blocked outside our primitives (see ``replay``)
     decisions: tuple[_Decision, ...] = field(repr=False, default=())
     _trail: list[tuple[int, object, object]] = field(repr=False, default_factory=list)
     _index: _CodeIndex | None = field(repr=False, default=None)
@@ -413,8 +424,8 @@ class _Lockish:
 
 class _Worker:
     __slots__ = (
-        "abort_status", "body", "gate", "ident", "idx", "parked", "result", "state",
-        "timed_out", "timeout", "waiting",
+        "abort_status", "body", "busy", "gate", "ident", "idx", "parked", "result",
+        "state", "timed_out", "timeout", "tracing", "waiting",
     )
 
     def __init__(self, idx: int, body: Callable[[Any], object]) -> None:
@@ -430,6 +441,10 @@ class _Worker:
         self.ident = 0
         self.result: ThreadResult | None = None
         self.abort_status = "aborted"
+        # tracing: the body is running; busy: inside the scheduler or a cooperative
+        # primitive, whose own calls (e.g. a dataclass __init__) must get no points.
+        self.tracing = False
+        self.busy = False
 
 
 # ident -> (execution, worker) for the threads currently under a scheduler.
@@ -455,8 +470,10 @@ class _Execution:
         max_steps: int,
         deadline: float,
         stall_timeout: float,
+        monitor: _Monitoring | None = None,
     ) -> None:
         self.obj = obj
+        self.monitor = monitor
         self.workers = [_Worker(i, b) for i, b in enumerate(bodies)]
         self.forced = forced
         self.index = index
@@ -476,6 +493,7 @@ class _Execution:
         self.deadlock = False
         self.diverged = False
         self.time_out = False
+        self.stalls = 0
 
     # ---- choosing
 
@@ -614,6 +632,14 @@ class _Execution:
 
     def block(self, me: _Worker, lock: _Lockish, has_timeout: bool) -> bool:
         """Park ``me`` until ``lock`` may be free; True when the wait timed out."""
+        was_busy = me.busy
+        me.busy = True
+        try:
+            return self._block(me, lock, has_timeout)
+        finally:
+            me.busy = was_busy
+
+    def _block(self, me: _Worker, lock: _Lockish, has_timeout: bool) -> bool:
         with self.mu:
             if self.aborted is not None:
                 raise _Abort
@@ -684,24 +710,16 @@ class _Execution:
     # ---- the thread main
 
     def _make_tracer(self, me: _Worker) -> Callable[[FrameType, str, Any], Any]:
+        """The ``sys.settrace`` event source (Python < 3.12)."""
         points_of = self.index.points
         point = self.point
-        own_file = _Execution._main.__code__.co_filename
-        main_code = _Execution._main.__code__
         line_mode = self.index.granularity == "line"
 
         def global_trace(frame: FrameType, event: str, arg: Any) -> Any:
+            if me.busy:
+                return None
             pts = points_of(frame.f_code)
             if pts is None:
-                return None
-            caller = frame.f_back
-            if (
-                caller is not None
-                and caller.f_code.co_filename == own_file
-                and caller.f_code is not main_code
-            ):
-                # Called by the scheduler or a cooperative primitive (e.g. a generated
-                # dataclass __init__): never a scheduling point.
                 return None
             if line_mode:
 
@@ -711,14 +729,17 @@ class _Execution:
                     return line_trace
 
                 return line_trace
-            frame.f_trace_opcodes = True
-            frame.f_trace_lines = False
 
             def op_trace(frame: FrameType, event: str, arg: Any) -> Any:
                 if event == "opcode" and frame.f_lasti in pts:
                     point(me, frame.f_code, frame.f_lasti)
                 return op_trace
 
+            # f_trace first: only then does setting f_trace_opcodes instrument the code
+            # (3.13; returning the local tracer alone sets f_trace too late).
+            frame.f_trace = op_trace
+            frame.f_trace_lines = False
+            frame.f_trace_opcodes = True
             return op_trace
 
         return global_trace
@@ -734,7 +755,10 @@ class _Execution:
                 value: object = None
                 error: BaseException | None = None
                 status = "returned"
-                sys.settrace(self._make_tracer(me))
+                if self.monitor is None:
+                    sys.settrace(self._make_tracer(me))
+                me.busy = False
+                me.tracing = True
                 try:
                     value = me.body(self.obj)
                 except _Abort:
@@ -743,7 +767,10 @@ class _Execution:
                     status = "raised"
                     error = exc
                 finally:
-                    sys.settrace(None)
+                    me.tracing = False
+                    me.busy = True
+                    if self.monitor is None:
+                        sys.settrace(None)
                 # Built only now: the dataclass __init__ must not get scheduling points.
                 result = ThreadResult(me.idx, status, value=value, error=error)
             if me.abort_status == "deadlocked":  # even if the body swallowed _Abort
@@ -799,6 +826,7 @@ class _Execution:
                 if now - since >= self.stall_timeout:
                     # The running thread blocks somewhere we cannot see: let others run.
                     cur = self.current
+                    self.stalls += 1
                     cur.state = _STALLED
                     self.current = None
                     since = now
@@ -811,6 +839,89 @@ class _Execution:
         for w in self.workers:
             out.append(w.result if w.result is not None else ThreadResult(w.idx, "aborted"))
         return tuple(out)
+
+
+_MONITORING: Any = getattr(sys, "monitoring", None)
+
+
+class _Monitoring:
+    """The ``sys.monitoring`` event source (Python >= 3.12), one tool id per search.
+
+    On 3.12 ``f_trace_opcodes`` set from a ``sys.settrace`` call event does not give
+    opcode events (measured on 3.12.1), so there the explorer asks for INSTRUCTION (or
+    LINE) events on exactly the code objects the trace filter accepts, started by a
+    worker thread.  Events are global, so every callback first checks that the calling
+    thread is a worker of this search; an offset that can never be a scheduling point
+    is switched off for good (``DISABLE``)."""
+
+    def __init__(self, index: _CodeIndex) -> None:
+        mon = _MONITORING
+        tool = next((t for t in (3, 4) if mon.get_tool(t) is None), None)
+        if tool is None:
+            raise RuntimeError("no free sys.monitoring tool id")
+        self.mon = mon
+        self.tool: int = tool
+        self.index = index
+        self.line = index.granularity == "line"
+        self.event: int = mon.events.LINE if self.line else mon.events.INSTRUCTION
+        self.codes: list[CodeType] = []
+        mon.use_tool_id(tool, "derivative-explore")
+        mon.register_callback(tool, mon.events.PY_START, self._start)
+        mon.register_callback(tool, self.event, self._step)
+        mon.set_events(tool, mon.events.PY_START)
+        mon.restart_events()
+
+    def _worker(self) -> tuple[_Execution, _Worker] | None:
+        ctx = _MANAGED.get(_get_ident())
+        if ctx is None:
+            return None
+        me = ctx[1]
+        if me.busy or not me.tracing or ctx[0].index is not self.index:
+            return None
+        return ctx
+
+    def _start(self, code: CodeType, offset: int) -> object:
+        if self._worker() is None:
+            return None
+        if self.index.points(code) is not None:
+            self.mon.set_local_events(self.tool, code, self.event)
+            self.codes.append(code)
+        return self.mon.DISABLE
+
+    def _step(self, code: CodeType, arg: int) -> object:
+        ctx = self._worker()
+        if ctx is None:
+            return None
+        pts = self.index.points(code)
+        if pts is None:
+            return None
+        if self.line:
+            ctx[0].point(ctx[1], code, sys._getframe(1).f_lasti)
+        elif arg in pts:
+            ctx[0].point(ctx[1], code, arg)
+        else:
+            return self.mon.DISABLE
+        return None
+
+    def close(self) -> None:
+        mon = self.mon
+        mon.set_events(self.tool, 0)
+        for code in self.codes:
+            mon.set_local_events(self.tool, code, 0)
+        mon.register_callback(self.tool, mon.events.PY_START, None)
+        mon.register_callback(self.tool, self.event, None)
+        mon.free_tool_id(self.tool)
+
+
+def _event_source(index: _CodeIndex) -> _Monitoring | None:
+    """sys.monitoring where it exists (3.12+), sys.settrace before (or if no tool id
+    is free)."""
+    if _MONITORING is None:
+        return None
+    try:
+        return _Monitoring(index)
+    except (RuntimeError, ValueError):
+        return None
 
 
 class _Carrier:
@@ -1011,7 +1122,12 @@ def cooperative_sleep(seconds: float) -> None:
         _real_sleep(seconds)
         return
     ex, me = ctx
-    ex.point(me, "sleep", None, yielding=True)
+    was_busy = me.busy
+    me.busy = True
+    try:
+        ex.point(me, "sleep", None, yielding=True)
+    finally:
+        me.busy = was_busy
 
 
 # --------------------------------------------------------------------------- patching
@@ -1180,6 +1296,13 @@ class _Session:
         self.modules += [(m, False) for m in _modules_of([setup, *bodies])]
         self.module_names = {m.__name__ for m, _ in self.modules}
         self.pool = _Pool()
+        self.monitor = _event_source(self.index)
+
+    def close(self) -> None:
+        self.pool.close()
+        if self.monitor is not None:
+            self.monitor.close()
+            self.monitor = None
 
     def run_one(self, forced: dict[int, int], deadline: float) -> Run:
         patches = _Patches()
@@ -1188,9 +1311,15 @@ class _Session:
             for mod, instances in self.modules:
                 patches.module(mod, instances)
             obj = self.setup()
-            owners = {m.__name__ for m in _modules_of([type(obj)])}
+            # The modules defining the object's class count as code under test when the
+            # trace filter says so (not, e.g., a caller's wrapper class).
+            found = [
+                m for m in _modules_of([type(obj)])
+                if self.index.trace_filter(getattr(m, "__file__", None) or "<unknown>")
+            ]
+            owners = {m.__name__ for m in found}
             todo = [m for m, instances in self.modules if m.__name__ in owners and not instances]
-            todo += [m for m in _modules_of([type(obj)]) if m.__name__ not in self.module_names]
+            todo += [m for m in found if m.__name__ not in self.module_names]
             if todo:
                 # The object's own modules: from now on patched before setup, instances too.
                 names = {m.__name__ for m in todo}
@@ -1204,7 +1333,7 @@ class _Session:
                 obj = self.setup()  # so that its locks come from the patched module
             patches.instance_attrs(obj)
             ex = _Execution(obj, self.bodies, forced, self.index, self.max_steps, deadline,
-                            self.stall_timeout)
+                            self.stall_timeout, self.monitor)
             ex.execute(self.pool)
         finally:
             patches.restore()
@@ -1221,6 +1350,7 @@ class _Session:
             deadlock=ex.deadlock,
             aborted=ex.aborted,
             diverged=ex.diverged,
+            stalls=ex.stalls,
             decisions=decisions,
             _trail=ex.trail,
             _index=self.index,
@@ -1239,9 +1369,9 @@ def runs(
     trace_filter: Callable[[str], bool] | None = None,
     names: Sequence[str] | None = None,
     modules: Sequence[ModuleType] = (),
-    stall_timeout: float = 0.2,
+    stall_timeout: float = 0.5,
     symmetric: bool | None = None,
-) -> Iterator[Run]:
+) -> Generator[Run, None, None]:
     """Every schedule with at most ``max_preemptions`` preemptions, fewest first, each
     once, until ``max_schedules`` or ``timeout``; see the module docstring."""
     session = _Session(
@@ -1294,7 +1424,7 @@ def runs(
                 heapq.heapify(heap)
             yield run
     finally:
-        session.pool.close()
+        session.close()
 
 
 def _verdict(check: Callable[[Any, tuple[ThreadResult, ...]], object], run: Run) -> str | None:
@@ -1338,7 +1468,7 @@ def explore(
     trace_filter: Callable[[str], bool] | None = None,
     names: Sequence[str] | None = None,
     modules: Sequence[ModuleType] = (),
-    stall_timeout: float = 0.2,
+    stall_timeout: float = 0.5,
     symmetric: bool | None = None,
 ) -> ExploreResult:
     """Search for a schedule that breaks ``check``; see the module docstring."""
@@ -1349,14 +1479,21 @@ def explore(
         "max_steps": max_steps, "granularity": granularity, "trace_filter": trace_filter,
         "names": names, "modules": modules, "stall_timeout": stall_timeout,
     }
-    for run in runs(setup, bodies, max_schedules=max_schedules,
-                    max_preemptions=max_preemptions, timeout=timeout, symmetric=symmetric,
-                    **options):
-        count += 1
-        exhausted = run.exhausted
-        found = _classify(check, run)
-        if found is None:
-            continue
+    search = runs(setup, bodies, max_schedules=max_schedules,
+                  max_preemptions=max_preemptions, timeout=timeout, symmetric=symmetric,
+                  **options)
+    found: tuple[str, str] | None = None
+    run: Run | None = None
+    try:
+        for run in search:
+            count += 1
+            exhausted = run.exhausted
+            found = _classify(check, run)
+            if found is not None:
+                break
+    finally:
+        search.close()  # its threads and event hooks go before the replay starts its own
+    if found is not None and run is not None:
         kind, message = found
         again = replay(setup, bodies, run.schedule, **options)
         again_found = _classify(check, again)
@@ -1391,7 +1528,7 @@ def replay(
     trace_filter: Callable[[str], bool] | None = None,
     names: Sequence[str] | None = None,
     modules: Sequence[ModuleType] = (),
-    stall_timeout: float = 0.2,
+    stall_timeout: float = 0.5,
     timeout: float = 30.0,
 ) -> Run:
     """Run exactly ``schedule`` once more (same code, same Python version)."""
@@ -1404,7 +1541,7 @@ def replay(
     try:
         run = session.run_one(dict(schedule.switches), time.monotonic() + timeout)
     finally:
-        session.pool.close()
+        session.close()
     if run.schedule != schedule:
         run.diverged = True
     return run

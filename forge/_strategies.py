@@ -38,7 +38,7 @@ from datetime import date, timedelta
 from fractions import Fraction
 from typing import Any, Final
 
-from hypothesis import reject
+from hypothesis import Phase, reject
 from hypothesis import strategies as st
 
 from derivative import _regex
@@ -57,6 +57,8 @@ __all__ = [
     "conjuncts",
     "value_strategy",
 ]
+
+_GENERATE: Final = (Phase.generate,)
 
 REAL_LIMIT: Final = 1e9
 """Magnitude of an unbounded ``real`` parameter's draws (see the module docstring)."""
@@ -492,6 +494,25 @@ class InputGen:
                 return dict(choice)
         self.stats.rejected += 1
         return None
+
+    def acceptance(self, samples: int = 40) -> float:
+        """The share of bounded seeds that are valid inputs (a quick estimate, by a
+        derandomised Hypothesis run of ``samples`` draws)."""
+        from hypothesis import HealthCheck, given, settings
+
+        seen = [0, 0]
+
+        @settings(max_examples=samples, derandomize=True, database=None, deadline=None,
+                  suppress_health_check=list(HealthCheck), phases=_GENERATE)
+        @given(self.seeds)
+        def sample(seed: dict[str, object]) -> None:
+            seen[0] += 1
+            seen[1] += 1 if self.admits(seed) else 0
+
+        if self.empty:
+            return 0.0
+        sample()
+        return seen[1] / seen[0] if seen[0] else 0.0
 
     def strategy(self, regions: Sequence[Region] = ()) -> st.SearchStrategy[dict[str, object]]:
         """Valid complete inputs (no fixed parameters); never rejects while a model exists.

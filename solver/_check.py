@@ -27,6 +27,7 @@ question was undecided (or no witness could be built), else ``feasible``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -261,6 +262,7 @@ def _add_cores(
     extra: Sequence[Z] = (),
     variables: Sequence[str] | None = None,
     require: Obligation | None = None,
+    at_input: Sequence[Z] = (),
 ) -> bool:
     """Find the minimal core(s) of an unsatisfiable question and record them.
 
@@ -276,6 +278,7 @@ def _add_cores(
     results = [found]
     if ctx.options.all_cores:
         results = []
+        per_component: list[list[list[Member]]] = []
         for component in q.components():
             if require is not None and require not in [m.ob for m in component]:
                 continue
@@ -287,8 +290,7 @@ def _add_cores(
             results.extend(
                 c for c in cores if require is None or require in [m.ob for m in c.members]
             )
-            for mcs in mcses:
-                ctx.corrections.append(Correction(subject, tuple(m.ob for m in mcs)))
+            per_component.append(mcses)
             if not complete:
                 ctx.unknown(
                     f"{q.name} (all cores)",
@@ -296,6 +298,14 @@ def _add_cores(
                     "the enumeration of cores stopped at its bound or time limit; "
                     "the cores listed are real but there may be more",
                 )
+        # Every conflicting component must be fixed: a correction of the whole set takes
+        # one minimal correction from each (the cross product), in member order.
+        order = {id(m): i for i, m in enumerate(q.members)}
+        for combo in itertools.islice(itertools.product(*per_component), ctx.options.max_cores):
+            chosen = sorted(
+                {id(m): m for mcs in combo for m in mcs}.values(), key=lambda m: order[id(m)]
+            )
+            ctx.corrections.append(Correction(subject, tuple(m.ob for m in chosen)))
         if not results:
             results = [found]
     for r in results:
@@ -308,7 +318,21 @@ def _add_cores(
         minimality: list[tuple[str, Mapping[str, Value]]] = []
         try:
             for m, model in r.models:
-                minimality.append((m.ob.id, q.values(model, names)))
+                if m.ob is require and at_input:
+                    # Prefer a model at the witness input itself, where there is one.
+                    others = [o for o in r.members if o is not m]
+                    there = q.check(others, [*extra, *at_input])
+                    if there.verdict == "sat":
+                        model = there.model
+                values = q.values(model, names)
+                if witness_input is not None:
+                    # The witness input is given once, not repeated in every model.
+                    values = {
+                        k: v
+                        for k, v in values.items()
+                        if k not in witness_input or witness_input[k] != v
+                    }
+                minimality.append((m.ob.id, values))
         except Unsupported:
             minimality = []
         ctx.cores.append(
@@ -853,6 +877,7 @@ def _example(ctx: _Ctx, cl: _Clauses, ex: Obligation) -> bool:
         explain,
         witness_input=witness,
         require=ex,
+        at_input=at_input,
     )
     return False
 

@@ -29,6 +29,12 @@ from derivative.forge._explore import (
     runs,
 )
 
+# The real factories, as this module found them (threading.Lock is a function before
+# Python 3.13 and a class from 3.13 on).
+_REAL_LOCK_FACTORY = threading.Lock
+_REAL_RLOCK_FACTORY = threading.RLock
+_REAL_SLEEP = time.sleep
+
 # --------------------------------------------------------------------------- targets
 
 
@@ -252,6 +258,17 @@ def test_counter_increment_race() -> None:
     assert not coarse.violated and coarse.exhausted
 
 
+def test_line_granularity_sees_races_across_lines() -> None:
+    res = explore(TokenStore, [reset_t1, reset_t1], at_most_one_ok, granularity="line")
+    assert res.violated and res.reproduced
+    fine = explore(TokenStore, [reset_t1, reset_t1], at_most_one_ok, max_preemptions=2)
+    locked_coarse = explore(LockedTokenStore, [reset_t1] * 2, at_most_one_ok, granularity="line")
+    locked_fine = explore(LockedTokenStore, [reset_t1] * 2, at_most_one_ok)
+    assert locked_coarse.exhausted and not locked_coarse.violated
+    assert locked_coarse.schedules_run < locked_fine.schedules_run
+    assert fine.violated
+
+
 # --------------------------------------------------------------------------- blocking
 
 
@@ -374,6 +391,13 @@ def test_blocking_outside_the_instrumented_primitives_does_not_hang() -> None:
     assert not res.violated, res.trace_text
     assert res.schedules_run == 8
     assert time.monotonic() - started < 8
+    stalled = [
+        run.stalls
+        for run in runs(HiddenRealLock, [HiddenRealLock.work] * 2, max_schedules=8,
+                        stall_timeout=0.05)
+    ]
+    assert stalled[0] == 0  # no contention in the default schedule
+    assert any(stalled)  # a preemption inside the critical section stalls the other
 
 
 _MODULE_LOCK = threading.Lock()
@@ -397,10 +421,10 @@ def test_module_locks_and_imported_factories_become_cooperative_for_the_run() ->
     assert not res.violated and res.exhausted
     # and everything is put back afterwards
     assert type(_MODULE_LOCK) is type(_thread.allocate_lock())
-    assert _ImportedLock is _thread.allocate_lock
-    assert threading.Lock is _thread.allocate_lock
-    assert threading.RLock is _explore._ORIG_THREADING_RLOCK
-    assert time.sleep is _explore._real_sleep
+    assert _ImportedLock is _REAL_LOCK_FACTORY
+    assert threading.Lock is _REAL_LOCK_FACTORY
+    assert threading.RLock is _REAL_RLOCK_FACTORY
+    assert time.sleep is _REAL_SLEEP
 
 
 def test_patches_are_restored_when_setup_fails() -> None:
@@ -409,8 +433,9 @@ def test_patches_are_restored_when_setup_fails() -> None:
 
     with pytest.raises(RuntimeError, match="setup failed"):
         explore(broken, [reset_t1], at_most_one_ok)
-    assert threading.Lock is _thread.allocate_lock
-    assert time.sleep is _explore._real_sleep
+    assert threading.Lock is _REAL_LOCK_FACTORY
+    assert threading.RLock is _REAL_RLOCK_FACTORY
+    assert time.sleep is _REAL_SLEEP
 
 
 def test_cooperative_locks_behave_as_real_ones_outside_the_explorer() -> None:
@@ -575,9 +600,11 @@ def test_names_appear_in_the_trace() -> None:
 
 
 def test_no_thread_is_left_behind() -> None:
-    before = threading.active_count()
+    def carriers() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name.startswith("explore-worker")]
+
     explore(LockedTokenStore, [reset_t1] * 3, at_most_one_ok, max_schedules=50)
     deadline = time.monotonic() + 5
-    while threading.active_count() > before and time.monotonic() < deadline:
+    while carriers() and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert threading.active_count() == before
+    assert carriers() == []

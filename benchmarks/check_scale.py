@@ -1,0 +1,308 @@
+"""``derivative check`` end to end against raw z3py on a configuration-limits sheet.
+
+Run as ``python benchmarks/check_scale.py [--sizes 1000,10000] [--repeat 3]``.
+
+For each size N it writes a spec with N requirements: difference constraints
+``p_a - p_b <= c`` over about N/4 integer params (each ranged ``int in 0..100000``,
+every fourth requirement phrased ``shall be at most``), all satisfied by a hidden
+assignment, plus a planted contradiction of 5 members: a negative cycle
+``q1 - q2 <= -1, ..., q5 - q1 <= -1`` over 5 params of their own, spread through
+the file.  That cycle is the only minimal core (every other constraint holds at the
+hidden assignment, and no range can close the open chain), so both sides must name
+exactly those 5 requirements.
+
+Measured in this one process:
+
+- **derivative**: ``derivative check SPEC --json --certificate FILE`` through the
+  CLI's ``main`` (parse, type check, encoding, solving, deletion-minimal core with
+  its re-check, the certificate with its Farkas multipliers and both independent
+  re-checks by z3 and cvc5 in fresh processes, the JSON report);
+- **z3py**: building the same constraints (ranges and requirements, each behind an
+  assumption literal), ``check`` and ``unsat_core`` with ``core.minimize`` on.
+
+It prints (derivative) / (z3py) (goal: <= 2.0 at 10,000) by wall clock, the figure
+that counts the solver processes the certificate starts, and by CPU time (this
+process plus its finished children), with the breakdown of where derivative's time
+goes: parse, type check, solve (encode + check + everything else in ``check``),
+minimise (``Question.minimal_core``), certificate (of which the re-checks in fresh
+solver processes), and the rest (CLI, JSON rendering, writing the file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import random
+import resource
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+HI = 100_000
+"""Every param is declared ``int in 0..HI``."""
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A generated limits sheet: the spec text and the same constraints as data."""
+
+    text: str
+    nparams: int
+    rows: tuple[tuple[str, str, str, int], ...]
+    """(id, a, b, c) for the requirement ``a - b <= c`` (param names)."""
+    planted: frozenset[str]
+
+
+def make_sheet(n: int, seed: int = 7) -> Sheet:
+    """``n`` requirements, the last 5 of which (spread through the file) form the cycle."""
+    rnd = random.Random(seed)
+    nparams = max(10, n // 4)
+    hidden = [rnd.randrange(0, HI + 1) for _ in range(nparams)]
+    names = [f"limit_{i}" for i in range(nparams)] + [f"q{j}" for j in range(1, 6)]
+    body: list[tuple[str, str, int]] = []
+    for _ in range(n - 5):
+        a = rnd.randrange(nparams)
+        b = rnd.randrange(nparams - 1)
+        if b >= a:
+            b += 1
+        slack = rnd.randrange(0, 500)
+        body.append((names[a], names[b], hidden[a] - hidden[b] + slack))
+    cycle = [(f"q{j}", f"q{j % 5 + 1}", -1) for j in range(1, 6)]
+    # Spread the cycle's members through the sheet, as a real conflict would be.
+    slots = sorted(rnd.sample(range(n), 5))
+    order: list[tuple[str, str, int]] = []
+    planted_at: set[int] = set()
+    it_body, it_cycle = iter(body), iter(cycle)
+    for k in range(n):
+        if k in slots:
+            order.append(next(it_cycle))
+            planted_at.add(k)
+        else:
+            order.append(next(it_body))
+    lines = [f"spec limits{n} version 1", '"A generated configuration-limits sheet."', ""]
+    lines += [f"param {p}: int in 0..{HI}" for p in names]
+    lines.append("")
+    rows: list[tuple[str, str, str, int]] = []
+    for k, (a, b, c) in enumerate(order):
+        rid = f"L{k}"
+        rows.append((rid, a, b, c))
+        src = f"[source: sheet-{k % 7}]"
+        if k % 4 == 3:
+            lines.append(f"requirement {rid} {src}: {a} - {b} shall be at most {c}")
+        else:
+            lines.append(f"requirement {rid} {src}: {a} - {b} <= {c}")
+    planted = frozenset(f"L{k}" for k in planted_at)
+    return Sheet("\n".join(lines) + "\n", len(names), tuple(rows), planted)
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+@dataclass
+class Clock:
+    wall: float = 0.0
+    cpu: float = 0.0
+
+
+@contextlib.contextmanager
+def measured() -> Iterator[Clock]:
+    """Wall clock and CPU time of this process plus the children that finished meanwhile."""
+    clock = Clock()
+    w0, c0, k0 = time.perf_counter(), time.process_time(), _children_cpu()
+    try:
+        yield clock
+    finally:
+        clock.wall = time.perf_counter() - w0
+        clock.cpu = time.process_time() - c0 + _children_cpu() - k0
+
+
+@dataclass
+class Breakdown:
+    """Wall-clock seconds per phase of one ``derivative check`` run."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def add(self, phase: str, dt: float) -> None:
+        self.seconds[phase] = self.seconds.get(phase, 0.0) + dt
+
+
+@contextlib.contextmanager
+def instrumented(breakdown: Breakdown) -> Iterator[None]:
+    """Wrap the phases' entry points with timers (the code itself is not changed).
+
+    Nested phases (minimise inside check, the re-checks inside the certificate) are
+    timed separately and subtracted from their parent when printed.
+    """
+    import derivative._typecheck as typecheck_mod
+    import derivative.certificates._build as build_mod
+    import derivative.grammar as grammar_mod
+    import derivative.solver as solver_pkg
+    import derivative.solver._certify as certify_mod
+    from derivative.solver._question import Question
+
+    patches: list[tuple[Any, str, Any]] = []
+
+    def wrap(owner: Any, attr: str, phase: str) -> None:
+        original = getattr(owner, attr)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                breakdown.add(phase, time.perf_counter() - t0)
+
+        patches.append((owner, attr, original))
+        setattr(owner, attr, timed)
+
+    wrap(grammar_mod, "load", "parse")
+    wrap(typecheck_mod, "check", "type check")
+    wrap(solver_pkg, "check", "check")
+    wrap(Question, "minimal_core", "minimise")
+    wrap(certify_mod, "certify", "certificate")
+    wrap(build_mod, "run_solvers", "re-checks")
+    try:
+        yield
+    finally:
+        for owner, attr, original in reversed(patches):
+            setattr(owner, attr, original)
+
+
+def run_derivative(path: str, cert: str, breakdown: Breakdown | None) -> dict[str, Any]:
+    """``derivative check PATH --json --certificate CERT`` in this process; its report."""
+    from derivative import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    ctx: contextlib.AbstractContextManager[None] = (
+        instrumented(breakdown) if breakdown is not None else contextlib.nullcontext()
+    )
+    with ctx, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["check", path, "--json", "--certificate", cert])
+    if code != 3:
+        raise SystemExit(f"derivative check exited {code}: {err.getvalue()[:2000]}")
+    report: dict[str, Any] = json.loads(out.getvalue())
+    return report
+
+
+def run_z3(sheet: Sheet) -> set[str]:
+    """The same constraints in raw z3py, each behind a literal; a minimised unsat core."""
+    import z3
+
+    s = z3.Solver()
+    s.set("core.minimize", True)
+    names = sorted({a for _, a, _, _ in sheet.rows} | {b for _, _, b, _ in sheet.rows})
+    xs = {p: z3.Int(p) for p in names}
+    lits: list[Any] = []
+    by_lit: dict[str, str] = {}
+    for p in names:
+        lit = z3.Bool(f"{p}.range")
+        s.add(z3.Implies(lit, z3.And(xs[p] >= 0, xs[p] <= HI)))
+        lits.append(lit)
+        by_lit[str(lit)] = f"{p}.range"
+    for rid, a, b, c in sheet.rows:
+        lit = z3.Bool(rid)
+        s.add(z3.Implies(lit, xs[a] - xs[b] <= c))
+        lits.append(lit)
+        by_lit[str(lit)] = rid
+    if s.check(*lits) != z3.unsat:
+        raise SystemExit("z3 did not find the planted contradiction")
+    return {by_lit[str(x)] for x in s.unsat_core()}
+
+
+def best(repeat: int, fn: Callable[[], Any]) -> tuple[Clock, Any]:
+    """The best wall clock (and the CPU time of that run) of ``repeat`` runs."""
+    chosen: Clock | None = None
+    kept: Any = None
+    for _ in range(repeat):
+        with measured() as clock:
+            result = fn()
+        if chosen is None or clock.wall < chosen.wall:
+            chosen, kept = clock, result
+    assert chosen is not None
+    return chosen, kept
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--sizes", default="1000,10000")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        warm = make_sheet(20)
+        warm_path = os.path.join(tmp, "warm.req")
+        with open(warm_path, "w", encoding="utf-8") as fh:
+            fh.write(warm.text)
+        run_derivative(warm_path, os.path.join(tmp, "warm.json"), None)  # imports, grammar
+        run_z3(warm)
+
+        for n in (int(s) for s in args.sizes.split(",")):
+            sheet = make_sheet(n)
+            path = os.path.join(tmp, f"limits{n}.req")
+            cert = os.path.join(tmp, f"limits{n}.certificate.json")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(sheet.text)
+
+            def do_derivative(p: str = path, c: str = cert) -> tuple[dict[str, Any], Breakdown]:
+                bd = Breakdown()
+                return run_derivative(p, c, bd), bd
+
+            def do_z3(sh: Sheet = sheet) -> set[str]:
+                return run_z3(sh)
+
+            t_der, (report, bd) = best(args.repeat, do_derivative)
+            t_z3, z3_core = best(args.repeat, do_z3)
+
+            core = set(report["cores"][0]["ids"])
+            assert core == sheet.planted, f"derivative's core {sorted(core)} is not the cycle"
+            assert z3_core >= sheet.planted, f"z3's core {sorted(z3_core)} misses the cycle"
+            with open(cert, encoding="utf-8") as fh:
+                certificate = json.load(fh)
+            assert [m["id"] for m in certificate["core"]] == report["cores"][0]["ids"]
+            farkas = certificate.get("farkas") is not None
+
+            sec = bd.seconds
+            solve = sec.get("check", 0.0) - sec.get("minimise", 0.0)
+            cert_own = sec.get("certificate", 0.0) - sec.get("re-checks", 0.0)
+            phases = (
+                sec.get("parse", 0.0)
+                + sec.get("type check", 0.0)
+                + sec.get("check", 0.0)
+                + sec.get("certificate", 0.0)
+            )
+            print(
+                f"N={n:>6}: derivative check (end to end, certificate and re-checks) "
+                f"{t_der.wall:.3f} s wall / {t_der.cpu:.3f} s CPU; z3py build + check + "
+                f"minimised core {t_z3.wall:.3f} s wall / {t_z3.cpu:.3f} s CPU "
+                f"(z3 core size {len(z3_core)}, ours {len(core)})"
+            )
+            print(
+                f"          ratio derivative / z3py = {t_der.wall / t_z3.wall:.2f} (wall), "
+                f"{t_der.cpu / t_z3.cpu:.2f} (CPU)   goal <= 2.0 at 10,000"
+            )
+            print(
+                "          breakdown (wall, s): "
+                f"parse {sec.get('parse', 0.0):.3f}, type check {sec.get('type check', 0.0):.3f}, "
+                f"solve {solve:.3f}, minimise {sec.get('minimise', 0.0):.3f}, "
+                f"certificate {cert_own:.3f} + re-checks {sec.get('re-checks', 0.0):.3f}, "
+                f"rest {max(0.0, t_der.wall - phases):.3f}"
+                f"; farkas: {'yes' if farkas else 'no'}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
