@@ -17,7 +17,11 @@ Measured in one run, because these machines are noisy (ARCHITECTURE.md §4):
   without Hypothesis, i.e. the round trip alone;
 - **start time**: the median of ``--starts`` sandbox starts per backend, from
   ``open_sandbox`` to a loaded candidate (set-up, isolation checks and the import), and the
-  median time to close one.
+  median time to close one;
+- **the machine's wake-up latency**: a one-byte pipe round trip to a plain child process,
+  back to back and after 1.5 ms of host work (about what Hypothesis spends per example).
+  On a virtual machine waking a sleeping process can take milliseconds; every sandboxed
+  call pays it, so it explains a ratio that moves from run to run.
 
 Wall time, not CPU time, because the sandboxed work happens in another process.
 """
@@ -30,6 +34,7 @@ import importlib.util
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -98,6 +103,42 @@ def round_trips(call: Call, n: int) -> float:
     for i in range(n):
         call(i, -5, 5)
     return time.perf_counter() - started
+
+
+ECHO = (
+    "import os\n"
+    "while True:\n"
+    "    b = os.read(0, 1)\n"
+    "    if not b:\n"
+    "        break\n"
+    "    os.write(1, b)\n"
+)
+
+
+def wake_up_latency(gap: float = 0.0015, rounds: int = 300) -> tuple[float, float]:
+    """Median one-byte pipe round trip to a plain child, back to back and after ``gap``
+    seconds of host work: how long this machine takes to wake a sleeping process, which
+    no sandbox can do anything about (it shows up in every ratio below)."""
+    child = subprocess.Popen([sys.executable, "-I", "-S", "-c", ECHO],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert child.stdin is not None and child.stdout is not None
+    wfd, rfd = child.stdin.fileno(), child.stdout.fileno()
+    medians = []
+    for pause in (0.0, gap):
+        samples = []
+        for _ in range(rounds):
+            end = time.perf_counter() + pause
+            while time.perf_counter() < end:
+                pass
+            began = time.perf_counter()
+            os.write(wfd, b"x")
+            os.read(rfd, 1)
+            samples.append(time.perf_counter() - began)
+        medians.append(statistics.median(samples))
+    child.stdin.close()
+    child.wait(5)
+    child.stdout.close()
+    return medians[0], medians[1]
 
 
 def in_process(path: Path) -> Call:
@@ -203,6 +244,9 @@ def main(argv: list[str] | None = None) -> int:
         opened, closed = start_times(launcher, path, args.starts)
         print(f"  {name:<10}  {rates[name]:8,.0f} calls/s   start {opened * 1000:6.1f} ms   "
               f"close {closed * 1000:6.1f} ms")
+    busy, idle = wake_up_latency()
+    print(f"this machine: pipe round trip to a plain child {busy * 1e6:.0f} us back to back, "
+          f"{idle * 1e6:.0f} us after 1.5 ms of host work (median)")
     shutil.rmtree(folder, ignore_errors=True)
     return 0
 

@@ -11,8 +11,13 @@ it back unless it checks out:
 3. the SMT-LIB script, Farkas rows and multipliers are computed from what was read
    back, and the solver-free checks of the verifier (script, minimality models,
    Farkas combination) must all pass;
-4. z3 and cvc5, each in a fresh process, must both answer ``unsat`` (cvc5 also
-   gives its proof).
+4. z3 and cvc5 re-check the script, each in a fresh process (cvc5 also gives its
+   proof).  The acceptance rule is the verifier's, so that the builder hands back
+   exactly the certificates ``verify`` accepts: no solver may answer ``sat``, and
+   unsatisfiability must be established by the Farkas check or by at least one
+   solver's ``unsat``.  A solver that gives up (``unknown``), runs out of time
+   (``timeout``), is not installed or refuses the script is recorded in ``checks``
+   as it answered, never as ``unsat`` and never silently dropped.
 
 Any failure in 2-4 is a bug (in the solver, the printer or here), reported as
 ``CertificateError`` (exit code 70), never as a certificate.  A core that uses a
@@ -35,7 +40,7 @@ from derivative._values import Value
 from derivative._walk import free_names, walk
 from derivative.certificates._explain import explain
 from derivative.certificates._farkas import Row, combine, derive_rows, find_multipliers
-from derivative.certificates._formula import core_formula
+from derivative.certificates._formula import core_formula, raises_example_condition
 from derivative.certificates._jsonvalue import ValueError_, encode, fraction_text
 from derivative.certificates._model import (
     KINDS,
@@ -181,12 +186,13 @@ def _show_witness(witness: Mapping[str, Value], types: Mapping[str, Ty]) -> str:
     return ", ".join(parts)
 
 
-def _shown(o: Obligation, asserted: str) -> str:
+def _shown(o: Obligation, asserted: str, contract: Contract, info: Any) -> str:
     """How the explanation shows a member: a raises example says what it needs."""
     if o.kind == "example" and o.exception is not None:
-        if asserted == "false":
+        condition = to_source(raises_example_condition(o, contract, info.exceptions))
+        if condition == "false":
             return f"{to_source(o.expr)} raises {o.exception}, but no raises clause allows it"
-        return f"{to_source(o.expr)} raises {o.exception}, which needs {asserted}"
+        return f"{to_source(o.expr)} raises {o.exception}, which needs {condition}"
     return asserted
 
 
@@ -221,9 +227,12 @@ def build_certificate(
     ``range_obligation`` included); ``witness_input`` the input (parameter -> value)
     for ``unrealizable`` and ``contradicting_example``, else None; ``minimality``
     maps every member's id to values (params, or function parameters and
-    ``"result"``; the witness input need not be repeated) under which every other
-    member holds.  Raises ``CertificateError`` when a check fails (a bug) and
-    ``EncodingError`` for a core with no SMT-LIB encoding.
+    ``"result"``) under which every other member holds.  An ``unrealizable``
+    script fixes the witness input, so its models need not repeat it (values of
+    fixed inputs are dropped); a ``contradicting_example`` script leaves the inputs
+    free (the example pins them), so its models give the parameters too.  Raises
+    ``CertificateError`` when a check fails (a bug) and ``EncodingError`` for a
+    core with no SMT-LIB encoding.
     """
     if kind not in KINDS:
         raise CertificateError(f"unknown certificate kind {kind!r}")
@@ -286,9 +295,9 @@ def build_certificate(
     missing = [i for i in ids if i not in minimality]
     if missing:
         raise CertificateError(f"no minimality model for {', '.join(missing)}")
-    # Models may name more than the core uses (every param, the witness input again);
-    # the certificate keeps what its core declares.
-    keep = set(reading.variables) - set(witness_input or {})
+    # Models may name more than the core uses (every param, a fixed witness input
+    # again); the certificate keeps what its core declares and does not fix.
+    keep = set(reading.variables) - set(reading.fixed)
     if reading.result is not None:
         keep.add("result")
     minimality_entries = []
@@ -330,7 +339,10 @@ def build_certificate(
     variables = sorted({n for f in reading.exprs for n in free_names(f) if n in reading.variables})
     explanation = explain(
         kind,
-        [(o.id, o.text, _shown(o, e.expr)) for o, e in zip(core, entries, strict=True)],
+        [
+            (o.id, o.text, _shown(o, e.expr, contract, info))
+            for o, e in zip(core, entries, strict=True)
+        ],
         subject=subject,
         variables=variables,
         witness=None if witness_input is None else _show_witness(witness_input, types),
@@ -362,10 +374,16 @@ def build_certificate(
     runs = run_solvers(
         smtlib, solvers, proof_from="cvc5" if "cvc5" in solvers else None, timeout=timeout
     )
-    failed = [r for r in runs if r.result != "unsat"]
-    if failed:
+    refuted = [r for r in runs if r.result == "sat"]
+    if refuted:
         raise CertificateError(
-            "the core was not confirmed unsatisfiable: " + "; ".join(r.describe() for r in failed)
+            "the core was not confirmed unsatisfiable: "
+            + "; ".join(r.describe() for r in refuted)
+        )
+    if not (static.farkas_checked or any(r.result == "unsat" for r in runs)):
+        raise CertificateError(
+            "the core was not confirmed unsatisfiable (no solver said unsat and there is no "
+            "Farkas certificate): " + ("; ".join(r.describe() for r in runs) or "no solver ran")
         )
     proof: Proof | None = None
     for run in runs:

@@ -63,7 +63,7 @@ def explain(
         if examples and others:
             first = (
                 f"At the input {witness}, the example {_series(examples)} contradicts "
-                f"{_series(others)}: no result of {subject} satisfies them all."
+                f"{_series(others)}: no call of {subject} at that input satisfies them all."
             )
         else:
             first = (

@@ -15,7 +15,12 @@ date variables, each member is written as ``<=`` rows ``sum(a_i * x_i) <= c``:
   witness is a number); a condition that reads only those is computed too: true gives
   no row, false or undefined the row ``0 <= -1``; ``result`` and a
   call of the subject function (in an example) are the variable ``result``; dates
-  are day ordinals.
+  are day ordinals;
+- a comparison with a call of the subject function also gives the rows of
+  ``p == a`` for each parameter ``p`` and argument ``a`` of the call (the call is
+  the script's call only at its own input), for the parameters whose equation is
+  linear; an equation that is not (a string parameter) gives no rows, which only
+  makes the rows weaker, never wrong.
 
 Every row is implied by its member being defined and true, so non-negative
 multipliers ``y`` with ``sum(y_j * a_j) = 0`` and ``sum(y_j * c_j) < 0`` prove the
@@ -94,6 +99,8 @@ class LinearContext:
     """Constants and the witness input: replaced by their values."""
     call_name: str | None = None
     """Calls of this function (an example's) stand for ``result``."""
+    call_params: tuple[str, ...] = ()
+    """That function's parameters in call order: a call pins them to its arguments."""
 
 
 _Lin = tuple[dict[str, Fraction], Fraction]
@@ -257,6 +264,8 @@ def _rows(e: Expr, ctx: LinearContext) -> list[Row] | None:
         return None if a is None or b is None else a + b
     if isinstance(e, Compare):
         out: list[Row] = []
+        for operand in e.operands:
+            out.extend(_pin_rows(operand, ctx))
         for i, op in enumerate(e.ops):
             link = _link_rows(op, e.operands[i], e.operands[i + 1], ctx)
             if link is None:
@@ -271,6 +280,20 @@ def _rows(e: Expr, ctx: LinearContext) -> list[Row] | None:
             return _rows(inner.operand, ctx)
         return None
     return None
+
+
+def _pin_rows(e: Expr, ctx: LinearContext) -> list[Row]:
+    """The rows of ``p == a`` for a call of the subject (linear equations only)."""
+    if not (isinstance(e, Call) and e.func == ctx.call_name):
+        return []
+    if len(e.args) != len(ctx.call_params):
+        return []
+    out: list[Row] = []
+    for name, arg in zip(ctx.call_params, e.args, strict=True):
+        rows = _link_rows("==", Name(id=name), arg, ctx)
+        if rows is not None:
+            out.extend(rows)
+    return out
 
 
 def derive_rows(exprs: Sequence[Expr], ctx: LinearContext) -> list[list[Row]] | None:

@@ -13,10 +13,13 @@ requirement, requires, ensures      its expression
                                     normally (an ``unrealizable`` input satisfies no
                                     raises condition; an ``f(..) == V`` example returns)
 ``example: f(args) == V``           the comparison itself; the call stands for ``result``
-                                    and ``args`` are the witness input
-``example: f(args) raises E``       ``C1 or C2 ...``: one of the ``when`` conditions of the
-                                    raises clauses of ``f`` whose exception is related to
-                                    ``E`` (a subclass or a base) holds; ``false`` if none
+                                    *at the call's own input*: the encoding pins the
+                                    function's parameters to ``args`` (see below)
+``example: f(args) raises E``       ``p1 == a1 and ... and (C1 or C2 ...)``: the parameters
+                                    are the call's arguments, and one of the ``when``
+                                    conditions of the raises clauses of ``f`` whose
+                                    exception is related to ``E`` (a subclass or a base)
+                                    holds (``false`` if none)
 a type range (synthetic)            ``LO <= x <= HI`` / ``matches(x, "RE")`` / for a list
                                     ``all(... for item in xs)``, with the id
                                     ``x.range`` (``f.x.range``, ``f.result.range`` inside
@@ -25,6 +28,16 @@ a type range (synthetic)            ``LO <= x <= HI`` / ``matches(x, "RE")`` / f
 
 The builder and the verifier (with ``--spec``) both derive the expression with this
 module, so a certificate whose ``expr`` differs from the spec's obligation is caught.
+
+Where the witness input is fixed and where it is free: an ``unrealizable``
+certificate is about one input (it satisfies every requires and no raises condition),
+so its script fixes the parameters to the witness.  A ``contradicting_example``
+certificate is about the example's own call: its parameters are free and the example
+member itself pins them (an ``f(args) == V`` call is defined only where the parameters
+equal ``args``; a raises example says so in its expression).  So an example whose
+input violates a ``requires`` or triggers a ``raises`` condition has a minimal core
+that contains the example: without the example the parameters may be anything, and
+the requires or raises member holds somewhere.
 """
 
 from __future__ import annotations
@@ -38,12 +51,14 @@ from derivative._ast import (
     Compare,
     Contract,
     Expr,
+    FunctionDecl,
     Generator,
     IntLit,
     Name,
     Obligation,
     Result,
     StrLit,
+    SystemDecl,
     Unary,
 )
 from derivative._types import TInt, TList, TStr, Ty
@@ -51,6 +66,9 @@ from derivative._types import TInt, TList, TStr, Ty
 __all__ = [
     "RANGE_SUFFIX",
     "core_formula",
+    "example_pins",
+    "owner_params",
+    "raises_example_condition",
     "range_expr",
     "range_obligation",
     "related_exceptions",
@@ -166,22 +184,93 @@ def _disjunction(conditions: Sequence[Expr]) -> Expr:
     return out
 
 
+def owner_params(contract: Contract, owner: str | None) -> tuple[str, ...] | None:
+    """The parameter names of a function or ``System.op``, in call order (None: unknown)."""
+    if owner is None:
+        return None
+    for d in contract.declarations:
+        if isinstance(d, FunctionDecl) and d.name == owner:
+            return tuple(p.name for p in d.params)
+        if isinstance(d, SystemDecl) and owner.startswith(d.name + "."):
+            op = owner[len(d.name) + 1 :]
+            for o in d.operations:
+                if o.name == op:
+                    return tuple(p.name for p in o.params)
+    return None
+
+
+def raises_example_condition(
+    obligation: Obligation, contract: Contract, exceptions: dict[str, str]
+) -> Expr:
+    """``C1 or C2 ...`` for ``example: f(args) raises E``: a related raises condition holds."""
+    assert obligation.exception is not None
+    conditions = [
+        o.expr
+        for o in contract.obligations
+        if o.kind == "raises"
+        and o.owner == obligation.owner
+        and o.exception is not None
+        and related_exceptions(o.exception, obligation.exception, exceptions)
+    ]
+    return _disjunction(conditions)
+
+
+def _pin_conjunction(params: Sequence[str], args: Sequence[Expr], condition: Expr) -> Expr:
+    out: Expr | None = None
+    for name, arg in zip(params, args, strict=True):
+        pin: Expr = Compare(ops=("==",), operands=(Name(id=name), arg))
+        out = pin if out is None else BoolOp(op="and", left=out, right=pin)
+    if out is None:
+        return condition
+    return BoolOp(op="and", left=out, right=condition)
+
+
+def example_pins(expr: Expr, params: Sequence[str]) -> list[Expr] | None:
+    """The arguments a raises example's asserted expression pins the parameters to.
+
+    ``core_formula`` writes ``p1 == a1 and ... and pn == an and COND`` (left-nested);
+    this reads the ``a_i`` back, or answers None if ``expr`` does not start that way.
+    With no parameters there is nothing to pin: the answer is ``[]``.
+    """
+    if not params:
+        return []
+    conjuncts: list[Expr] = []
+    node = expr
+    while isinstance(node, BoolOp) and node.op == "and":
+        conjuncts.append(node.right)
+        node = node.left
+    conjuncts.append(node)
+    conjuncts.reverse()
+    if len(conjuncts) < len(params) + 1:
+        return None
+    args: list[Expr] = []
+    for name, pin in zip(params, conjuncts, strict=False):
+        if not (
+            isinstance(pin, Compare)
+            and pin.ops == ("==",)
+            and isinstance(pin.operands[0], Name)
+            and pin.operands[0].id == name
+        ):
+            return None
+        args.append(pin.operands[1])
+    return args
+
+
 def core_formula(obligation: Obligation, contract: Contract, exceptions: dict[str, str]) -> Expr:
     """The expression a core member asserts (see the module docstring).
 
     ``exceptions`` maps declared exception names to their bases
-    (``TypeInfo.exceptions``).
+    (``TypeInfo.exceptions``).  A raises example whose call is not a call of its
+    owner with one argument per parameter keeps the bare condition (the type checker
+    rejects such an example, so this does not happen in a checked contract).
     """
     if obligation.kind == "raises":
         return Unary(op="not", operand=obligation.expr)
     if obligation.kind == "example" and obligation.exception is not None:
-        conditions = [
-            o.expr
-            for o in contract.obligations
-            if o.kind == "raises"
-            and o.owner == obligation.owner
-            and o.exception is not None
-            and related_exceptions(o.exception, obligation.exception, exceptions)
-        ]
-        return _disjunction(conditions)
+        condition = raises_example_condition(obligation, contract, exceptions)
+        params = owner_params(contract, obligation.owner)
+        call = obligation.expr
+        if params is None or not isinstance(call, Call) or len(call.args) != len(params):
+            return condition
+        return _pin_conjunction(params, call.args, condition)
     return obligation.expr

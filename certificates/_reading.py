@@ -107,21 +107,34 @@ class Reading:
     exceptions: dict[str, str] = field(default_factory=dict)
     witness: dict[str, Value] | None = None
     contract: Contract | None = None
+    kind: str = ""
 
     @property
     def call_name(self) -> str | None:
         """How the subject is called in an example (the operation's own name)."""
         return None if self.subject is None else self.subject.split(".")[-1]
 
+    @property
+    def fixed(self) -> dict[str, Value]:
+        """The inputs the script fixes: an ``unrealizable`` witness, nothing otherwise.
+
+        A ``contradicting_example`` keeps its inputs free: its example member pins
+        them (see ``_formula``), so the witness is reported, not assumed.
+        """
+        if self.kind == "unrealizable" and self.witness is not None:
+            return dict(self.witness)
+        return {}
+
     def scope(self) -> CoreScope:
-        """The printer's view of these names (the witness input fixed)."""
+        """The printer's view of these names (an ``unrealizable`` witness fixed)."""
         return CoreScope(
             variables=self.variables,
-            fixed=self.witness or {},
+            fixed=self.fixed,
             consts={n: (self.const_types[n], self.const_values[n]) for n in self.const_types},
             enums=self.enums,
             result=self.result,
             function=self.call_name,
+            inputs=tuple(self.variables) if self.subject is not None else (),
         )
 
     def var_type(self, name: str) -> Ty | None:
@@ -328,6 +341,7 @@ def read_core(
         enums=dict(info.enums),
         exceptions=dict(info.exceptions),
         contract=contract,
+        kind=kind,
     )
     call_name = reading.call_name
     for ident, expr in zip(ids, exprs, strict=True):

@@ -51,7 +51,12 @@ from derivative.certificates._farkas import (
     check_combination,
     derive_rows,
 )
-from derivative.certificates._formula import RANGE_SUFFIX, core_formula, range_obligation
+from derivative.certificates._formula import (
+    RANGE_SUFFIX,
+    core_formula,
+    example_pins,
+    range_obligation,
+)
 from derivative.certificates._jsonvalue import ValueError_, decode, parse_fraction
 from derivative.certificates._model import (
     CERTIFICATE_FORMAT,
@@ -118,15 +123,19 @@ def _first_difference(expected: str, actual: str) -> str:
 
 
 def linear_context(reading: Reading) -> LinearContext:
-    """Variables and constants as the Farkas rows see them."""
-    variables: dict[str, Ty] = dict(reading.variables)
-    for name in reading.witness or {}:
-        variables.pop(name, None)
+    """Variables and constants as the Farkas rows see them (a fixed witness is constant)."""
+    fixed = reading.fixed
+    variables: dict[str, Ty] = {n: t for n, t in reading.variables.items() if n not in fixed}
     if reading.result is not None:
         variables["result"] = reading.result
     constants: dict[str, Value] = dict(reading.const_values)
-    constants.update(reading.witness or {})
-    return LinearContext(variables=variables, constants=constants, call_name=reading.call_name)
+    constants.update(fixed)
+    return LinearContext(
+        variables=variables,
+        constants=constants,
+        call_name=reading.call_name,
+        call_params=tuple(reading.variables) if reading.subject is not None else (),
+    )
 
 
 def _example_calls(expr: Expr, call_name: str | None) -> list[Call]:
@@ -136,13 +145,22 @@ def _example_calls(expr: Expr, call_name: str | None) -> list[Call]:
 
 
 def member_holds(reading: Reading, expr: Expr, env: Mapping[str, Value]) -> tuple[bool, str]:
-    """Whether ``expr`` is defined and true in ``env`` (with the witness input and
-    constants); the example's call answers ``env["result"]``."""
+    """Whether ``expr`` is defined and true in ``env`` (with the fixed input and
+    constants).  The example's call answers ``env["result"]`` where the inputs in
+    ``env`` are its arguments, and is undefined elsewhere (as in the script)."""
     call_name = reading.call_name
+    params = list(reading.variables)
 
     def call_hook(node: Call, args: tuple[Any, ...]) -> Any:
         if node.func != call_name or "result" not in env:
             raise EvaluationError(f"no value for the call {node.func}()")
+        if len(args) != len(params):
+            raise EvaluationError(f"{node.func}() has {len(params)} parameters")
+        for name, arg in zip(params, args, strict=True):
+            if name not in env or not _same(env[name], arg):
+                raise EvaluationError(
+                    f"the call {node.func}() is not at the input of the model ({name})"
+                )
         return env["result"]
 
     evaluator = Evaluator(reading.const_values, call_hook=call_hook)
@@ -155,6 +173,13 @@ def member_holds(reading: Reading, expr: Expr, env: Mapping[str, Value]) -> tupl
     if value is not True:
         return False, "it is false there"
     return True, ""
+
+
+def _same(a: object, b: object) -> bool:
+    """Equal as values of the language (``1 == 1.0`` for reals; ``True != 1``)."""
+    if isinstance(a, bool) != isinstance(b, bool):
+        return False
+    return bool(a == b)
 
 
 # --------------------------------------------------------------------------- static checks
@@ -177,25 +202,56 @@ def static_checks(cert: Certificate) -> StaticCheck:
     return out
 
 
+def _args_are_witness(
+    reading: Reading, args: Sequence[Expr]
+) -> list[tuple[str, Expr]]:
+    """The (parameter, argument) pairs whose argument is not the witness input's value."""
+    evaluator = Evaluator(reading.const_values)
+    wrong: list[tuple[str, Expr]] = []
+    for name, arg in zip(reading.variables, args, strict=True):
+        try:
+            value = evaluator.eval(arg, {})
+        except EvaluationError:
+            value = UNDEFINED
+        witness = (reading.witness or {}).get(name, UNDEFINED)
+        if value is UNDEFINED or witness is UNDEFINED or not _same(value, witness):
+            wrong.append((name, arg))
+    return wrong
+
+
 def _check_examples(cert: Certificate, reading: Reading, out: StaticCheck) -> None:
+    """Example calls are at the witness input; a ``contradicting_example`` pins it.
+
+    Its inputs are free in the script, so the witness is what the example member
+    pins them to: a result example's call arguments, or the leading ``p == a``
+    equations of a raises example (``_formula.core_formula``).  Every call must be
+    at the witness, and some member must pin the witness.
+    """
     call_name = reading.call_name
+    params = list(reading.variables)
+    pinned = False
     for ident, expr in zip(reading.ids, reading.exprs, strict=True):
         for call in _example_calls(expr, call_name):
-            params = list(reading.variables)
             if len(call.args) != len(params):
                 out.reasons.append(
                     f"core member {ident}: the call has the wrong number of arguments"
                 )
                 continue
-            evaluator = Evaluator(reading.const_values)
-            for name, arg in zip(params, call.args, strict=True):
-                value = evaluator.eval(arg, {})
-                witness = (reading.witness or {}).get(name, UNDEFINED)
-                if value is UNDEFINED or witness is UNDEFINED or value != witness:
-                    out.reasons.append(
-                        f"core member {ident}: the example's argument {name} = {to_source(arg)} "
-                        f"is not the witness input"
-                    )
+            wrong = _args_are_witness(reading, call.args)
+            for name, arg in wrong:
+                out.reasons.append(
+                    f"core member {ident}: the example's argument {name} = {to_source(arg)} "
+                    f"is not the witness input"
+                )
+            pinned = pinned or not wrong
+        if cert.kind == "contradicting_example" and not pinned:
+            args = example_pins(expr, params)
+            pinned = args is not None and not _args_are_witness(reading, args)
+    if cert.kind == "contradicting_example" and reading.witness is not None and not pinned:
+        out.reasons.append(
+            "no core member is the example at the witness input: no call of "
+            f"{reading.subject} and no raises example pins the parameters to it"
+        )
 
 
 def _check_script(cert: Certificate, reading: Reading, out: StaticCheck) -> None:
@@ -217,9 +273,12 @@ def _needed_names(reading: Reading, exprs: Sequence[Expr]) -> set[str]:
     names: set[str] = set()
     for e in exprs:
         names |= {n for n in free_names(e) if n in reading.variables}
-        if any(n.kind == "result" for n in walk(e)) or _example_calls(e, reading.call_name):
+        if any(n.kind == "result" for n in walk(e)):
             names.add("result")
-    return names - set(reading.witness or {})
+        if _example_calls(e, reading.call_name):
+            # the call pins every parameter and answers result
+            names |= {"result", *reading.variables}
+    return names - set(reading.fixed)
 
 
 def _check_minimality(cert: Certificate, reading: Reading, out: StaticCheck) -> None:
@@ -237,11 +296,11 @@ def _check_minimality(cert: Certificate, reading: Reading, out: StaticCheck) -> 
         if entry.without not in ids:
             continue
         others = [(i, e) for i, e in zip(ids, reading.exprs, strict=True) if i != entry.without]
-        env: dict[str, Value] = dict(reading.witness or {})
+        env: dict[str, Value] = dict(reading.fixed)
         bad = False
         for name, data in entry.model.items():
             ty = reading.var_type(name)
-            if ty is None or name in (reading.witness or {}):
+            if ty is None or name in reading.fixed:
                 out.reasons.append(
                     f"minimality without {entry.without}: {name!r} is not a variable of the core"
                 )
@@ -520,8 +579,10 @@ def verify(
             reasons.append(f"{where}: {e['msg']}")
         return VerifyResult(False, reasons)
     for recorded in cert.checks:
-        if recorded.result != "unsat":
-            reasons.append(f"the certificate records {recorded.solver} answering {recorded.result}")
+        # The builder records every re-check as it came out (an unknown or a timeout
+        # too); only a model of the core contradicts the certificate.
+        if recorded.result == "sat":
+            reasons.append(f"the certificate records {recorded.solver} answering sat")
     static = static_checks(cert)
     reasons.extend(static.reasons)
     notes = list(static.notes)

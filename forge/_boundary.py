@@ -836,7 +836,5 @@ def plan_for(
                     if status == "sat":
                         keep(values)
     plan.pool = space.pool()
-    if not plan.inputs and plan.pool:
-        keep(plan.pool[0])
     _PLANS[key] = plan
     return plan

@@ -1103,7 +1103,7 @@ class _Writer:
             "import sys",
             "from fractions import Fraction",
             "",
-            "from hypothesis import HealthCheck, assume, example, given, reject, settings",
+            "from hypothesis import HealthCheck, Phase, assume, example, given, reject, settings",
             "from hypothesis import strategies as st",
         )
         if has_systems:
@@ -1127,6 +1127,9 @@ class _Writer:
             "    max_examples=EXAMPLES,",
             "    deadline=None,",
             "    suppress_health_check=[HealthCheck.too_slow],",
+            "    # Failures are reported in the obligation's words; Hypothesis's explain",
+            "    # phase would re-run each one hundreds of times to annotate it.",
+            "    phases=[p for p in Phase if p is not Phase.explain],",
             ")",
             "",
             _RULE + " runtime",

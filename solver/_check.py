@@ -325,8 +325,11 @@ def _add_cores(
                     if there.verdict == "sat":
                         model = there.model
                 values = q.values(model, names)
-                if witness_input is not None:
-                    # The witness input is given once, not repeated in every model.
+                if witness_input is not None and kind == "unrealizable":
+                    # An unrealizable certificate fixes its witness input in the script, so
+                    # it is given once, not repeated in every model.  A contradicting
+                    # example's inputs stay free (its example pins them): its models
+                    # assign them like any other variable.
                     values = {
                         k: v
                         for k, v in values.items()

@@ -609,6 +609,8 @@ def run_program(entry: dict[str, Any], backend: Launcher, policy: str,
     sb = open_sandbox(copy, contract_sha256=CONTRACT_SHA256, launcher=recorder,
                       limits=LIMITS)
     staged_root = str(sb.staged.root)
+    # A Docker worker's command line names no host folder, but it names the module.
+    module_mark = f"/sandbox/candidate\0{sb.staged.module}\0"
     try:
         judge(sb, record, LIMITS)
         record.run_wall = time.monotonic() - began
@@ -626,13 +628,13 @@ def run_program(entry: dict[str, Any], backend: Launcher, policy: str,
     record.start_seconds = recorder.start_times
     record.exit_statuses = recorder.exit_statuses
     record.namespaces = list(recorder.namespaces)
-    _host_checks(record, probes, recorder, before, connections, staged_root, copy,
-                 repo_hash, source, sb.staged.digest)
+    _host_checks(record, probes, recorder, before, connections, [staged_root, module_mark],
+                 copy, repo_hash, source, sb.staged.digest)
     return record
 
 
 def _host_checks(record: RunRecord, probes: HostProbes, recorder: RecordingLauncher,
-                 before: dict[str, dict[str, str]], connections: int, staged_root: str,
+                 before: dict[str, dict[str, str]], connections: int, markers: list[str],
                  copy: Path, repo_hash: str, source: Path, digest: str) -> None:
     """Everything that must hold on the host after a run, as facts in ``record``."""
     after = probes.state()
@@ -653,11 +655,12 @@ def _host_checks(record: RunRecord, probes: HostProbes, recorder: RecordingLaunc
         record.harm.append("the copy the sandbox was given changed")
     if sha256_file(source) != repo_hash:
         record.harm.append("the repository's candidate file changed")
+    staged_root = markers[0]
     if Path(staged_root).exists():
         record.harm.append("the staged folder was not removed")
     if Path("derivative-fill.bin").exists():
         record.harm.append("derivative-fill.bin appeared in the host's working directory")
-    left = wait_no_leftovers(recorder.namespaces, [staged_root])
+    left = wait_no_leftovers(recorder.namespaces, markers)
     if left:
         record.harm.append(f"processes left after the run: {left}")
     client = getattr(recorder.inner, "client", None)

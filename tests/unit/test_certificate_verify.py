@@ -67,6 +67,19 @@ function pick(m: Mode) -> Mode
 
 param codes: list[int in 0..9]
 requirement Q1: len(codes) >= 1 and codes[0] >= 10
+
+function root(x: int) -> int
+    requires Q0: x >= 0
+    raises ValueError QV when x > 50
+    ensures Q2: result >= 0
+    example Y1: root(-1) == 0
+    example Y2: root(60) == 1
+    example Y3: root(-5) raises ValueError
+
+function guard(n: int, tag: str) -> int
+    requires G1: n <= 10
+    raises ValueError GV when n > 5
+    example Z1: guard(20, "t") raises ValueError
 """
 
 
@@ -125,13 +138,36 @@ def certs(loaded: tuple[Contract, TypeInfo]) -> dict[str, Certificate]:
             contract, info, "unrealizable", [ob["S1"], ob["S2"]], {"x": 6, "label": "a"},
             {"S1": {"result": 0}, "S2": {"result": 12}},
         ),
+        # A contradicting example's inputs are free: its models assign them too.
         "example": build_certificate(
             contract, info, "contradicting_example", [ob["X2"], ob["S1"]],
-            {"x": 4, "label": "a"}, {"X2": {"result": 8}, "S1": {"result": 7}},
+            {"x": 4, "label": "a"},
+            {"X2": {"x": 4, "label": "a", "result": 8},
+             "S1": {"x": 4, "label": "a", "result": 7}},
         ),
         "raises_example": build_certificate(
             contract, info, "contradicting_example", [ob["X4"]], {"x": 5, "label": "b"},
             {"X4": {}},
+        ),
+        # the example's input violates a requires clause
+        "invalid_input": build_certificate(
+            contract, info, "contradicting_example", [ob["Y1"], ob["Q0"]], {"x": -1},
+            {"Y1": {"x": 0, "result": 0}, "Q0": {"x": -1, "result": 0}},
+        ),
+        # a result example whose input triggers a raises condition
+        "must_raise": build_certificate(
+            contract, info, "contradicting_example", [ob["Y2"], ob["QV"]], {"x": 60},
+            {"Y2": {"x": 0, "result": 0}, "QV": {"x": 60, "result": 1}},
+        ),
+        # a raises example whose related condition cannot hold at its input
+        "raises_alone": build_certificate(
+            contract, info, "contradicting_example", [ob["Y3"]], {"x": -5}, {"Y3": {}},
+        ),
+        # a raises example whose input violates a requires clause
+        "raises_invalid": build_certificate(
+            contract, info, "contradicting_example", [ob["Z1"], ob["G1"]],
+            {"n": 20, "tag": "t"},
+            {"Z1": {"n": 0}, "G1": {"n": 20, "tag": "t"}},
         ),
         "enum": build_certificate(
             contract, info, "unrealizable", [ob["K1"], ob["K2"]],
@@ -186,6 +222,10 @@ def _rejected(result: verify_module.VerifyResult, *fragments: str) -> None:
         "unrealizable",
         "example",
         "raises_example",
+        "invalid_input",
+        "must_raise",
+        "raises_alone",
+        "raises_invalid",
         "enum",
     ],
 )
@@ -238,15 +278,23 @@ def test_what_a_certificate_says(certs: dict[str, Certificate]) -> None:
     assert cert.sha256 == payload_sha256(cert.to_json())
 
 
-def test_function_certificates_fix_the_witness_and_declare_result(
+def test_function_certificates_declare_result_and_let_the_example_pin_the_input(
     certs: dict[str, Certificate],
 ) -> None:
     cert = certs["example"]
     assert cert.witness_input == {"x": 4, "label": "a"}
-    assert '(define-fun label () String "a")' in cert.smtlib
-    assert "(define-fun x () Int 4)" in cert.smtlib
+    # the witness is reported, not fixed: the example's call pins the inputs
+    assert "(declare-fun label () String)" in cert.smtlib
+    assert "(declare-fun x () Int)" in cert.smtlib
+    assert "define-fun x" not in cert.smtlib
     assert "(declare-fun result () Int)" in cert.smtlib
-    assert "(assert (! (= result 7) :named |X2|))" in cert.smtlib
+    assert '(assert (! (and (and (= x 4) (= label "a")) (= result 7)) :named |X2|))' in cert.smtlib
+    assert [m.model for m in cert.minimality] == [
+        {"label": "a", "result": 8, "x": 4},
+        {"label": "a", "result": 7, "x": 4},
+    ]
+    # an unrealizable certificate is about one input: that one is fixed
+    assert "(define-fun x () Int 6)" in certs["unrealizable"].smtlib
     assert cert.declarations[-1].model_dump() == {
         "kind": "function",
         "name": "clamp",
@@ -255,12 +303,10 @@ def test_function_certificates_fix_the_witness_and_declare_result(
     }
     assert "the example X2" in cert.explanation
     raises = certs["raises_example"]
-    assert [c.expr for c in raises.core] == ["len(label) == 0"]
-    # at the witness, len(label) == 0 is a computed falsehood: the row 0 <= -1
-    assert raises.farkas is not None
-    assert [(f.row.coefficients, f.row.bound, f.multiplier) for f in raises.farkas] == [
-        ({}, "-1/1", "1/1")
-    ]
+    # a raises example pins the parameters itself, then needs a related condition
+    assert [c.expr for c in raises.core] == ['x == 5 and label == "b" and len(label) == 0']
+    assert raises.farkas is None  # label == "b" is no linear row
+    assert "raises ValueError, which needs len(label) == 0" in raises.explanation
     assert certs["range"].core[0].id == "lockout_minutes.range"
     assert certs["range"].core[0].expr == "0 <= lockout_minutes <= 1440"
     assert certs["precondition"].farkas is None
@@ -463,6 +509,15 @@ def test_edited_witness(certs: dict[str, Certificate], spec_file: Path) -> None:
     doc["witness_input"]["x"] = 3
     _rehash(_reencode(doc))
     _rejected(verify(doc, solvers=()), "the example's argument x = 4 is not the witness input")
+    # a raises example has no call: its pins must be the witness
+    doc = _doc(certs["raises_invalid"])
+    doc["witness_input"]["n"] = 21
+    _rehash(_reencode(doc))
+    _rejected(verify(doc, solvers=()), "no core member is the example at the witness input")
+    _rejected(
+        verify(doc, [str(spec_file)], solvers=()),
+        "example Z1: the argument n is not the witness input",
+    )
     doc = _doc(certs["unrealizable"])
     doc["witness_input"] = None
     _rejected(verify(_rehash(doc), solvers=()), "needs a witness input")

@@ -180,7 +180,9 @@ def test_the_result_is_the_same_every_run() -> None:
         again = explore(TokenStore, [reset_t1, reset_t1], at_most_one_ok)
         assert again.schedule == first.schedule
         assert again.schedules_run == first.schedules_run
-        assert again.trace_text == first.trace_text
+        assert again.trace_text == first.trace_text, (
+            f"\n{first.trace_text}\n---- differs from ----\n{again.trace_text}"
+        )
         assert again.summary == first.summary
 
 
