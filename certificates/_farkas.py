@@ -20,7 +20,9 @@ date variables, each member is written as ``<=`` rows ``sum(a_i * x_i) <= c``:
   ``p == a`` for each parameter ``p`` and argument ``a`` of the call (the call is
   the script's call only at its own input), for the parameters whose equation is
   linear; an equation that is not (a string parameter) gives no rows, which only
-  makes the rows weaker, never wrong.
+  makes the rows weaker, never wrong.  A raises example's ``p1 == a1 and ... and
+  COND`` (``_formula.core_formula``) is read the same way: rows for its linear
+  equations, then the rows of ``COND``.
 
 Every row is implied by its member being defined and true, so non-negative
 multipliers ``y`` with ``sum(y_j * a_j) = 0`` and ``sum(y_j * c_j) < 0`` prove the
@@ -57,6 +59,7 @@ from derivative._ast import (
 from derivative._types import TDate, TInt, TReal, Ty
 from derivative._values import UNDEFINED, Value
 from derivative._walk import free_names, walk
+from derivative.certificates._formula import example_pins
 
 __all__ = ["LinearContext", "Row", "check_combination", "derive_rows", "find_multipliers"]
 
@@ -296,11 +299,43 @@ def _pin_rows(e: Expr, ctx: LinearContext) -> list[Row]:
     return out
 
 
+def _conjuncts(e: Expr) -> list[Expr]:
+    """The operands of a left-nested ``and`` chain, in order."""
+    out: list[Expr] = []
+    while isinstance(e, BoolOp) and e.op == "and":
+        out.append(e.right)
+        e = e.left
+    out.append(e)
+    out.reverse()
+    return out
+
+
+def _member_rows(e: Expr, ctx: LinearContext) -> list[Row] | None:
+    """The rows of one core member; leading parameter equations of a function's member
+    contribute their linear rows only (dropping a conjunct's rows is always sound)."""
+    if not ctx.call_params:
+        return _rows(e, ctx)
+    args = example_pins(e, ctx.call_params)
+    if args is None:
+        return _rows(e, ctx)
+    out: list[Row] = []
+    for name, arg in zip(ctx.call_params, args, strict=True):
+        link = _link_rows("==", Name(id=name), arg, ctx)
+        if link is not None:
+            out.extend(link)
+    for rest in _conjuncts(e)[len(args) :]:
+        rows = _rows(rest, ctx)
+        if rows is None:
+            return None
+        out.extend(rows)
+    return out
+
+
 def derive_rows(exprs: Sequence[Expr], ctx: LinearContext) -> list[list[Row]] | None:
     """The rows of each expression, or None if any is not linear arithmetic."""
     out: list[list[Row]] = []
     for e in exprs:
-        rows = _rows(e, ctx)
+        rows = _member_rows(e, ctx)
         if rows is None:
             return None
         out.append(rows)

@@ -132,14 +132,17 @@ def run(args: argparse.Namespace) -> int:
         redundancy=bool(args.redundancy),
     )
     result = check(loaded.contract, loaded.types, options)
-    if result.status == "infeasible_proven" and args.certificate:
+    # The JSON document carries the certificate object itself (CERTIFICATES.md §3), so a
+    # JSON report of an infeasible set always builds one, re-checks included.
+    if result.status == "infeasible_proven" and (args.certificate or fmt == "json"):
         import dataclasses
 
         certificate = certify(loaded.contract, loaded.types, result.cores[0])
-        document = certificate.to_json() if hasattr(certificate, "to_json") else certificate
-        _write_atomically(
-            args.certificate, json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-        )
+        if args.certificate:
+            document = certificate.to_json() if hasattr(certificate, "to_json") else certificate
+            _write_atomically(
+                args.certificate, json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+            )
         result = dataclasses.replace(result, certificate=certificate)
 
     if fmt == "json":
