@@ -17,7 +17,7 @@ so two spellings of one meaning have one identity.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypeAlias, Union
+from typing import Annotated, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -189,28 +189,28 @@ class Count(ExprNode):
 
 
 Expr: TypeAlias = Annotated[
-    Union[
-        IntLit,
-        RealLit,
-        StrLit,
-        BoolLit,
-        DateLit,
-        ListLit,
-        EnumMember,
-        Name,
-        Result,
-        Unary,
-        BinOp,
-        BoolOp,
-        Compare,
-        Range,
-        IfExpr,
-        Quantifier,
-        Call,
-        Index,
-        Generator,
-        Count,
-    ],
+    (
+        IntLit
+        | RealLit
+        | StrLit
+        | BoolLit
+        | DateLit
+        | ListLit
+        | EnumMember
+        | Name
+        | Result
+        | Unary
+        | BinOp
+        | BoolOp
+        | Compare
+        | Range
+        | IfExpr
+        | Quantifier
+        | Call
+        | Index
+        | Generator
+        | Count
+    ),
     Field(discriminator="kind"),
 ]
 
@@ -270,7 +270,7 @@ class NoneType_(TypeNode):
 
 
 TypeRef: TypeAlias = Annotated[
-    Union[IntType, BoolType, RealType, StrType, DateType, ListType, NamedType, NoneType_],
+    IntType | BoolType | RealType | StrType | DateType | ListType | NamedType | NoneType_,
     Field(discriminator="kind"),
 ]
 
@@ -359,7 +359,7 @@ class BindDecl(Located):
 
 
 Decl: TypeAlias = Annotated[
-    Union[EnumDecl, ExceptionDecl, ConstDecl, ParamDecl, FunctionDecl, SystemDecl, BindDecl],
+    EnumDecl | ExceptionDecl | ConstDecl | ParamDecl | FunctionDecl | SystemDecl | BindDecl,
     Field(discriminator="kind"),
 ]
 

@@ -1,0 +1,266 @@
+"""Mutation score of the test engine on the corpus's correct implementations.
+
+Run as ``python benchmarks/mutation.py [--examples 30] [--jobs 2] [--cases a,b]``.
+Not part of CI: it runs the engine once per mutant (a few hundred runs).
+
+Each ``tests/corpus/<case>/correct.py`` is mutated with ``ast``, one change at a time:
+
+- comparison operators: ``<``↔``<=``, ``>``↔``>=``, ``==``↔``!=``, ``<``↔``>``;
+- arithmetic operators: ``+``↔``-``, ``*``→``//``, ``//``→``/``, ``%``→``//``;
+- integer constants ±1;
+- dropped branches: an ``if`` whose body becomes ``pass``, an ``else`` removed;
+- dropped raises: ``raise X`` becomes ``pass``.
+
+Every mutant runs in its own process (a mutant may loop forever: after ``--timeout``
+seconds it counts as killed, as a sandboxed call that times out would) against the
+case's spec with ``derivative tests``'s engine, in process.  A mutant is *killed* when
+some obligation fails (or the run cannot complete).  The report gives the killed share,
+then every survivor with its change, so that equivalent mutants (changes that do not
+change behaviour on valid inputs, e.g. ``x >= 0`` → ``x > -1`` after a type refinement)
+can be told apart; those listed in ``EQUIVALENT`` with a reason are excluded from the
+share of non-equivalent mutants (goal >= 95%).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "tests" / "corpus"
+
+COMPARE_SWAPS: dict[type[ast.cmpop], list[type[ast.cmpop]]] = {
+    ast.Lt: [ast.LtE, ast.Gt],
+    ast.LtE: [ast.Lt],
+    ast.Gt: [ast.GtE, ast.Lt],
+    ast.GtE: [ast.Gt],
+    ast.Eq: [ast.NotEq],
+    ast.NotEq: [ast.Eq],
+}
+BINOP_SWAPS: dict[type[ast.operator], list[type[ast.operator]]] = {
+    ast.Add: [ast.Sub],
+    ast.Sub: [ast.Add],
+    ast.Mult: [ast.FloorDiv],
+    ast.FloorDiv: [ast.Div],
+    ast.Mod: [ast.FloorDiv],
+}
+
+EQUIVALENT: dict[str, str] = {
+    # "case:line:change": "why the mutant behaves like the original on valid inputs"
+}
+"""Survivors judged equivalent by reading them (filled in from a run's report)."""
+
+
+@dataclass(frozen=True)
+class Mutant:
+    case: str
+    index: int
+    line: int
+    change: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.case}:{self.line}:{self.change}"
+
+
+class _Sites(ast.NodeVisitor):
+    """Every mutation site of a module, in a fixed order."""
+
+    def __init__(self) -> None:
+        self.sites: list[tuple[int, int, str]] = []  # (node index, variant, description)
+        self.nodes: list[ast.AST] = []
+
+    def add(self, node: ast.AST, variants: list[str]) -> None:
+        idx = len(self.nodes)
+        self.nodes.append(node)
+        for v, text in enumerate(variants):
+            self.sites.append((idx, v, text))
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        for i, op in enumerate(node.ops):
+            for new in COMPARE_SWAPS.get(type(op), []):
+                self.add(node, [f"cmp[{i}] {type(op).__name__}->{new.__name__}"])
+        self.generic_visit(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        for new in BINOP_SWAPS.get(type(node.op), []):
+            self.add(node, [f"binop {type(node.op).__name__}->{new.__name__}"])
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, int) and not isinstance(node.value, bool):
+            self.add(node, [f"const {node.value}->{node.value + 1}"])
+            self.add(node, [f"const {node.value}->{node.value - 1}"])
+
+    def visit_If(self, node: ast.If) -> None:
+        self.add(node, ["if-body dropped"])
+        if node.orelse:
+            self.add(node, ["else dropped"])
+        self.generic_visit(node)
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        self.add(node, ["raise dropped"])
+        self.generic_visit(node)
+
+
+def _sites(tree: ast.Module) -> list[tuple[int, int, str]]:
+    finder = _Sites()
+    finder.visit(tree)
+    return finder.sites
+
+
+def mutate(source: str, index: int) -> tuple[str, int, str]:
+    """The ``index``-th mutant of ``source``: its text, line and change."""
+    tree = ast.parse(source)
+    finder = _Sites()
+    finder.visit(tree)
+    node_idx, _, change = finder.sites[index]
+    node = finder.nodes[node_idx]
+    line = getattr(node, "lineno", 0)
+    if change.startswith("cmp["):
+        i = int(change[4:change.index("]")])
+        new = change.split("->")[1]
+        node.ops[i] = getattr(ast, new)()  # type: ignore[attr-defined]
+    elif change.startswith("binop"):
+        node.op = getattr(ast, change.split("->")[1])()  # type: ignore[attr-defined]
+    elif change.startswith("const"):
+        node.value = int(change.split("->")[1])  # type: ignore[attr-defined]
+    elif change == "if-body dropped":
+        node.body = [ast.Pass()]  # type: ignore[attr-defined]
+    elif change == "else dropped":
+        node.orelse = []  # type: ignore[attr-defined]
+    elif change == "raise dropped":
+        replacement = ast.Pass()
+        ast.copy_location(replacement, node)
+        _replace(tree, node, replacement)
+    ast.fix_missing_locations(tree)
+    return ast.unparse(tree), line, change
+
+
+def _replace(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
+    for parent in ast.walk(tree):
+        for field, value in ast.iter_fields(parent):
+            if isinstance(value, list) and old in value:
+                value[value.index(old)] = new
+                return
+            if value is old:
+                setattr(parent, field, new)
+                return
+
+
+def mutants(cases: list[str]) -> Iterator[Mutant]:
+    for case in cases:
+        source = (CORPUS / case / "correct.py").read_text(encoding="utf-8")
+        for index, (_, _, change) in enumerate(_sites(ast.parse(source))):
+            _, line, _ = mutate(source, index)
+            yield Mutant(case, index, line, change)
+
+
+# --------------------------------------------------------------------------- one mutant
+
+
+def run_one(case: str, index: int, examples: int) -> dict[str, object]:
+    """Run the engine on one mutant (in this process); the verdict as JSON-able data."""
+    sys.path.insert(0, str(ROOT))
+    from derivative.api import load
+    from derivative.forge._engine import Engine, EngineOptions, InProcessCaller, load_target
+
+    source = (CORPUS / case / "correct.py").read_text(encoding="utf-8")
+    text, line, change = mutate(source, index)
+    folder = Path(tempfile.mkdtemp(prefix="mutant-"))
+    path = folder / f"mutant_{case}_{index}.py"
+    path.write_text(text, encoding="utf-8")
+    info = load([CORPUS / case / "spec.req"]).types
+    try:
+        module = load_target(str(path))
+    except Exception as exc:  # a mutant that cannot even be imported is caught
+        return {"killed": True, "why": f"import: {exc}"}
+    engine = Engine(info, InProcessCaller.for_contract(module, info),
+                    EngineOptions(examples=examples, sequences=10, steps=10,
+                                  interleavings=500))
+    evidence = engine.run()
+    failed = [o.id for o in evidence.obligations if o.status == "failed"]
+    unexercised = [o.id for o in evidence.obligations if o.status == "unexercised"]
+    return {"killed": bool(failed or unexercised), "failed": failed,
+            "unexercised": unexercised, "line": line, "change": change}
+
+
+def _spawn(m: Mutant, examples: int, timeout: float) -> dict[str, object]:
+    cmd = [sys.executable, __file__, "--one", m.case, str(m.index), "--examples", str(examples)]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return {"killed": True, "why": f"timeout after {timeout:.0f} s"}
+    lines = [x for x in done.stdout.splitlines() if x.startswith("{")]
+    if done.returncode != 0 or not lines:
+        return {"killed": True, "why": f"crashed: {done.stderr.strip()[-300:]}"}
+    result: dict[str, object] = json.loads(lines[-1])
+    return result
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--examples", type=int, default=30)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--cases", default="")
+    p.add_argument("--one", nargs=2, metavar=("CASE", "INDEX"))
+    p.add_argument("--json", default="", help="also write the results to this file")
+    args = p.parse_args()
+    if args.one:
+        sys.stdout.write(json.dumps(run_one(args.one[0], int(args.one[1]), args.examples)) + "\n")
+        return 0
+    cases = sorted(c.name for c in CORPUS.iterdir() if (c / "correct.py").is_file())
+    if args.cases:
+        cases = [c for c in cases if c in args.cases.split(",")]
+    todo = list(mutants(cases))
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(lambda m: _spawn(m, args.examples, args.timeout), todo))
+    elapsed = time.perf_counter() - started
+    killed = sum(1 for r in results if r["killed"])
+    survivors = [(m, r) for m, r in zip(todo, results, strict=True) if not r["killed"]]
+    equivalent = [m for m, _ in survivors if m.key in EQUIVALENT]
+    total = len(todo)
+    non_equivalent = total - len(equivalent)
+    sys.stdout.write(
+        f"{total} mutants of {len(cases)} implementations in {elapsed:.0f} s: "
+        f"{killed} killed ({killed / total:.1%}); "
+        f"{len(equivalent)} survivors judged equivalent; "
+        f"killed share of non-equivalent mutants {killed / max(non_equivalent, 1):.1%} "
+        f"(goal >= 95%)\n"
+    )
+    by_kind: dict[str, list[int]] = {}
+    for m, r in zip(todo, results, strict=True):
+        kind = m.change.split()[0] if not m.change.startswith("cmp[") else "cmp"
+        by_kind.setdefault(kind, [0, 0])
+        by_kind[kind][0] += 1
+        by_kind[kind][1] += 1 if r["killed"] else 0
+    for kind, (n, k) in sorted(by_kind.items()):
+        sys.stdout.write(f"  {kind:8s} {k}/{n} killed\n")
+    for m, _ in survivors:
+        why = EQUIVALENT.get(m.key, "NOT judged equivalent")
+        sys.stdout.write(f"survivor {m.key}  ({why})\n")
+    if args.json:
+        Path(args.json).write_text(json.dumps(
+            [{"mutant": m.key, **r} for m, r in zip(todo, results, strict=True)], indent=1
+        ), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+
+
+__all__ = ["Mutant", "main", "mutants", "mutate", "run_one"]
