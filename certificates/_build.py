@@ -377,8 +377,7 @@ def build_certificate(
     refuted = [r for r in runs if r.result == "sat"]
     if refuted:
         raise CertificateError(
-            "the core was not confirmed unsatisfiable: "
-            + "; ".join(r.describe() for r in refuted)
+            "the core was not confirmed unsatisfiable: " + "; ".join(r.describe() for r in refuted)
         )
     if not (static.farkas_checked or any(r.result == "unsat" for r in runs)):
         raise CertificateError(

@@ -7,15 +7,21 @@ exact fractions, and z3 and cvc5 in fresh processes.  In order:
 
 1. the document is a ``derivative.certificate/v1`` and its ``sha256`` is the hash of
    every other field (any edit anywhere shows here);
-2. its declarations and core expressions parse and type-check (``_reading``);
-3. re-encoding the core gives exactly the ``smtlib`` script;
+2. its declarations and core expressions parse and type-check (``_reading``); every
+   call of the function in an example is at the witness input, and a
+   ``contradicting_example`` core has a member that pins the witness (its example:
+   the script leaves the inputs free and the example fixes them);
+3. re-encoding the core gives exactly the ``smtlib`` script (an ``unrealizable``
+   witness fixed in it, a ``contradicting_example`` one not);
 4. every ``minimality`` model makes every other core member defined and true (plain
-   evaluation, no solver), one model per member;
+   evaluation, no solver; an example's call has a value only at its own input), one
+   model per member;
 5. the ``farkas`` rows are the rows of the core expressions and the multipliers add
    them up to ``0 <= c < 0`` (exact fractions);
 6. z3 and cvc5, each in a fresh process, say ``unsat`` for the script; ``sat`` from
-   either rejects; a solver that is not installed, refuses the script or gives up is
-   reported in ``notes``, never skipped in silence;
+   either rejects (so does a recorded ``sat`` in ``checks``); a solver that is not
+   installed, refuses the script, gives up or runs out of time is reported in
+   ``notes``, never skipped in silence;
 7. with ``spec_paths``: the spec's identity, name and version are the certificate's,
    every core member is an obligation of the spec asserting the same expression (a
    ``X.range`` member: the declared range of ``X``), the declarations agree with
@@ -202,9 +208,7 @@ def static_checks(cert: Certificate) -> StaticCheck:
     return out
 
 
-def _args_are_witness(
-    reading: Reading, args: Sequence[Expr]
-) -> list[tuple[str, Expr]]:
+def _args_are_witness(reading: Reading, args: Sequence[Expr]) -> list[tuple[str, Expr]]:
     """The (parameter, argument) pairs whose argument is not the witness input's value."""
     evaluator = Evaluator(reading.const_values)
     wrong: list[tuple[str, Expr]] = []

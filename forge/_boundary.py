@@ -146,6 +146,8 @@ class Plan:
     inputs: list[dict[str, object]] = field(default_factory=list)
     """Solver-chosen valid inputs (one per possible trigger, deduplicated), then the
     examples' inputs; in the language's representation with reals as floats."""
+    origins: list[str] = field(default_factory=list)
+    """Why each of ``inputs`` is there, when not for a trigger (an example, a range edge)."""
     pool: list[dict[str, object]] = field(default_factory=list)
     """A few distinct valid inputs (blocking clauses): the fallback of ``Space.near``."""
     encodable: bool = True
@@ -244,11 +246,35 @@ def find_triggers(
                     a, b = n.operands[i], n.operands[i + 1]
                     for kind, t in _link_triggers(info, full_scope, op, a, b, allowed):
                         add(kind, t, ctx)
+            if isinstance(n, BinOp) and n.op in ("//", "%"):
+                for t in _floor_triggers(info, full_scope, n, allowed):
+                    add("boundary", t, ctx)
             for c in children(n):
                 visit(c, ctx)
 
         visit(o.expr, ())
     return out
+
+
+def _floor_triggers(
+    info: TypeInfo, scope: Mapping[str, Ty], n: BinOp, allowed: frozenset[str]
+) -> Iterator[Expr]:
+    """The edges of ``a // c`` and ``a % c`` (``c`` a positive integer constant): where
+    ``a % c`` is 0 and ``c - 1``, the quotient steps."""
+    if not (_over_inputs(n.left, allowed) and _over_inputs(n.right, allowed)):
+        return
+    if free_names(n.right) - frozenset(info.const_values):
+        return
+    if not isinstance(_type(info, scope, n.left), TInt):
+        return
+    from derivative._eval import evaluate
+
+    c = evaluate(n.right, {}, info.const_values)
+    if not isinstance(c, int) or isinstance(c, bool) or not 1 < c <= 10**9:
+        return
+    rem = BinOp(op="%", left=n.left, right=_int(c))
+    for k in (0, c - 1):
+        yield Compare(ops=("==",), operands=(rem, _int(k)))
 
 
 def _not(e: Expr) -> Expr:
@@ -773,13 +799,14 @@ def plan_for(
     solved: dict[str, tuple[str, dict[str, object] | None]] = {}
     seen_inputs: set[object] = set()
 
-    def keep(values: dict[str, object] | None) -> None:
+    def keep(values: dict[str, object] | None, origin: str = "") -> None:
         if values is None:
             return
         k = tuple(_key(values.get(n)) for n, _ in space.params)
         if k not in seen_inputs:
             seen_inputs.add(k)
             plan.inputs.append(values)
+            plan.origins.append(origin)
 
     for t in plan.triggers:
         if not space.encodable:
@@ -824,7 +851,7 @@ def plan_for(
             t.status = "unknown"
             plan.unknowns.append(f"{t.obligation}: {t.description}: the solver could not decide")
     for values in example_inputs:
-        keep(dict(values))
+        keep(dict(values), "an example's input")
     # The edges of declared ranges (`int in LO..HI`) are preconditions too.
     if space.encodable:
         for n, pty in space.params:
@@ -834,7 +861,7 @@ def plan_for(
                         continue
                     status, values = space.solve(space.vars[n].value == edge)
                     if status == "sat":
-                        keep(values)
+                        keep(values, f"the edge {n} == {edge} of its declared range")
     plan.pool = space.pool()
     _PLANS[key] = plan
     return plan

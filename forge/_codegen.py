@@ -1219,7 +1219,7 @@ class _Writer:
     def strategy(self, owner: _Owner, var: str) -> None:
         """``INPUTS_<owner>``: bounded strategies, the full validity as a filter, and (where
         preconditions are narrow) the solver's valid inputs mixed in."""
-        from derivative.forge._strategies import analyse
+        from derivative.forge._strategies import analyse, apply_alphabet, spec_alphabet
 
         q = owner.qualname
         judge = self.engine.judge_of(q)
@@ -1227,6 +1227,8 @@ class _Writer:
         params = {n: t for n, t, f in owner.params if f is None}
         boxes, residual = analyse(params, [o.expr for o in judge.requires],
                                   self.engine.evaluator)
+        alphabet = spec_alphabet([o.expr for o in self.info.contract.obligations_of(q)])
+        apply_alphabet(boxes, params, alphabet)
         parts = []
         partial = False
         for n, t in params.items():
@@ -1269,12 +1271,14 @@ class _Writer:
         plan = self.engine.plan_of(q)
         judge = self.engine.judge_of(q)
         out: list[str] = []
-        for inp in plan.inputs:
+        for inp, origin in zip(plan.inputs, plan.origins, strict=True):
             if not judge.admits(inp):
                 continue
-            hits = [t.description for t in plan.triggers
-                    if t.input is inp or (t.input is not None and t.input == inp)]
-            note = f"  # hits {'; '.join(hits)}" if hits else "  # an example's input"
+            hits = list(dict.fromkeys(
+                t.description for t in plan.triggers
+                if t.input is inp or (t.input is not None and t.input == inp)
+            ))
+            note = f"  # hits {'; '.join(hits)}" if hits else f"  # {origin or 'solver input'}"
             out.append(f"@example({_input_source(inp, params)}){_comment(note)}")
         return out
 
@@ -1519,7 +1523,10 @@ def _strategy_source(ty: Ty, box: Any) -> tuple[str, bool]:
                 if folded is not None:
                     regex, full = folded, True
             return f"st.from_regex({regex!r}, fullmatch=True)", full
-        return f"st.text(min_size={box.len_lo}, max_size={box.len_hi!r})", True
+        chars = "st.characters(codec='utf-8')"
+        if box.alphabet:
+            chars = f"st.one_of(st.sampled_from({box.alphabet!r}), {chars})"
+        return f"st.text({chars}, min_size={box.len_lo}, max_size={box.len_hi!r})", True
     if isinstance(ty, TDate):
         lo_d = box.lo if isinstance(box.lo, date) else date.min
         hi_d = box.hi if isinstance(box.hi, date) else date.max

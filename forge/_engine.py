@@ -77,7 +77,7 @@ from derivative.forge._oracle import (
     make_evaluator,
     normalize,
 )
-from derivative.forge._strategies import InputGen, Region
+from derivative.forge._strategies import InputGen, Region, spec_alphabet
 
 __all__ = [
     "Caller",
@@ -541,6 +541,7 @@ class Engine:
         judge = self.judge_of(owner)
         plan = self.plan_of(owner)
         space = space_for(self.info, owner, judge.admits)
+        exprs = [o.expr for o in self.info.contract.obligations_of(owner)]
         return InputGen(
             judge.param_types,
             [o.expr for o in judge.requires],
@@ -549,6 +550,7 @@ class Engine:
             fixed=fixed,
             near=space.near if space.encodable else None,
             pool=plan.pool,
+            alphabet=spec_alphabet(exprs),
         )
 
     def _regions(self, owner: str) -> list[Region]:
@@ -800,6 +802,8 @@ class _SystemRunner:
         self.witnesses: dict[str, list[_CallRecord]] = {}
         """Per invariant: a call sequence whose last call was counted (for the hammer)."""
         self.notes: dict[str, str] = {}
+        self.explored: dict[str, int] = {o.id: 0 for o in self.invariants}
+        """Per invariant: interleavings explored by the concurrent hammer."""
 
     # ------------------------------------------------------------------ tracking
 
@@ -840,6 +844,14 @@ class _SystemRunner:
                         f"count reaches {c.limit} ({c.describe()})", "possible",
                         self.inv_reached[o.id],
                     ))
+                    if self.engine.options.concurrency:
+                        # Concurrent calls with one key are evidence too: an invariant
+                        # whose interleavings were never explored is not passed.
+                        ev.triggers.append(TriggerEvidence(
+                            f"{o.id}#concurrent{i + 1}", "concurrency",
+                            f"interleavings of concurrent {c.count.op} calls explored",
+                            "possible", self.explored[o.id],
+                        ))
             if o.id in self.inv_failures:
                 ev.counterexample = self.inv_failures[o.id]
                 ev.message = self.inv_failures[o.id]["message"]
@@ -1099,6 +1111,7 @@ class _SystemRunner:
                     break
         except DerivativeError as exc:
             self.notes.setdefault(o.id, f"interleavings not explored: {exc}")
+        self.explored[o.id] += explored
         self.engine.stats.setdefault(self.name, {})[f"{o.id}:interleavings"] = explored
 
 

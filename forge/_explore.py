@@ -67,8 +67,9 @@ How it works
   but a race inside one line such as ``n += 1`` is invisible).  Code without points
   (the standard library, C functions such as ``dict.setdefault``) runs atomically.
 * Events come from ``sys.settrace`` with ``f_trace_opcodes`` on Python < 3.12 and from
-  ``sys.monitoring`` (INSTRUCTION or LINE events on the accepted code objects, tool id
-  3 or 4) on 3.12+, where opcode events from ``sys.settrace`` proved unreliable.
+  ``sys.monitoring`` (INSTRUCTION or LINE events on the accepted code objects, under a
+  free tool id, 3 or 4 first) on 3.12+, where opcode events from ``sys.settrace``
+  proved unreliable (none at all in worker threads on 3.12.1).
 * The turn passes directly from thread to thread through a private gate lock per
   thread; the default policy keeps the running thread running.  Worker threads are
   kept between the schedules of one search (starting a thread costs more than a small
@@ -106,6 +107,7 @@ from __future__ import annotations
 import _thread
 import dis
 import functools
+import gc
 import heapq
 import linecache
 import os
@@ -424,8 +426,8 @@ class _Lockish:
 
 class _Worker:
     __slots__ = (
-        "abort_status", "body", "busy", "gate", "ident", "idx", "parked", "result",
-        "state", "timed_out", "timeout", "tracing", "waiting",
+        "abort_status", "body", "busy", "gate", "ident", "idx", "native", "parked",
+        "result", "state", "timed_out", "timeout", "tracing", "waiting",
     )
 
     def __init__(self, idx: int, body: Callable[[Any], object]) -> None:
@@ -439,6 +441,7 @@ class _Worker:
         self.timeout = False
         self.timed_out = False
         self.ident = 0
+        self.native = 0
         self.result: ThreadResult | None = None
         self.abort_status = "aborted"
         # tracing: the body is running; busy: inside the scheduler or a cooperative
@@ -746,6 +749,7 @@ class _Execution:
 
     def _main(self, me: _Worker) -> None:
         me.ident = _get_ident()
+        me.native = threading.get_native_id()
         _MANAGED[me.ident] = (self, me)
         try:
             me.gate.acquire()
@@ -795,6 +799,7 @@ class _Execution:
         last_steps = -1
         since = time.monotonic()
         aborted_at: float | None = None
+        sleepy = 0
         while not self.done.acquire(True, tick):
             now = time.monotonic()
             with self.mu:
@@ -811,6 +816,7 @@ class _Execution:
                 if self.steps != last_steps:
                     last_steps = self.steps
                     since = now
+                    sleepy = 0
                     if self.current is not None:
                         continue
                 if self.current is None:
@@ -824,6 +830,13 @@ class _Execution:
                         self._abort("threads blocked outside the instrumented primitives")
                     continue
                 if now - since >= self.stall_timeout:
+                    if _sleeping(self.current.native) is False:
+                        sleepy = 0
+                        continue  # runnable, just slow (a loaded machine): not a stall
+                    sleepy += 1
+                    if sleepy < 2:
+                        continue  # seen asleep once: could be a moment's wait for the GIL
+                    sleepy = 0
                     # The running thread blocks somewhere we cannot see: let others run.
                     cur = self.current
                     self.stalls += 1
@@ -856,9 +869,13 @@ class _Monitoring:
 
     def __init__(self, index: _CodeIndex) -> None:
         mon = _MONITORING
-        tool = next((t for t in (3, 4) if mon.get_tool(t) is None), None)
+        # 3 and 4 have no assigned role; then the profiler's, optimizer's, debugger's
+        # and coverage's ids, if nobody holds them.
+        tool = next((t for t in (3, 4, 2, 5, 0, 1) if mon.get_tool(t) is None), None)
         if tool is None:
-            raise RuntimeError("no free sys.monitoring tool id")
+            raise RuntimeError(
+                "every sys.monitoring tool id is taken: the interleaving explorer needs one"
+            )
         self.mon = mon
         self.tool: int = tool
         self.index = index
@@ -914,14 +931,28 @@ class _Monitoring:
 
 
 def _event_source(index: _CodeIndex) -> _Monitoring | None:
-    """sys.monitoring where it exists (3.12+), sys.settrace before (or if no tool id
-    is free)."""
+    """sys.monitoring where it exists (3.12+), else None: sys.settrace.  No silent
+    fallback on 3.12+, where settrace gives no opcode events and every run would look
+    atomic (a RuntimeError instead)."""
     if _MONITORING is None:
         return None
+    return _Monitoring(index)
+
+
+def _sleeping(native_id: int) -> bool | None:
+    """Whether the OS thread is asleep (blocked), from ``/proc`` on Linux; None where
+    that cannot be read.  A thread that is merely slow because the machine is loaded
+    is runnable ("R"), not asleep, and must not be mistaken for a blocked one."""
     try:
-        return _Monitoring(index)
-    except (RuntimeError, ValueError):
+        with open(f"/proc/self/task/{native_id}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
         return None
+    try:
+        state = stat[stat.rindex(b")") + 2 : stat.rindex(b")") + 3]
+    except ValueError:
+        return None
+    return state in (b"S", b"D")
 
 
 class _Carrier:
@@ -1306,6 +1337,11 @@ class _Session:
 
     def run_one(self, forced: dict[int, int], deadline: float) -> Run:
         patches = _Patches()
+        # No cyclic collection during a run: it would run finalizers of unrelated garbage
+        # (say, a generator's finally block) inside a worker, at a point no schedule
+        # controls, and add scheduling points of its own.
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
         patches.install()
         try:
             for mod, instances in self.modules:
@@ -1337,6 +1373,8 @@ class _Session:
             ex.execute(self.pool)
         finally:
             patches.restore()
+            if gc_was_enabled:
+                gc.enable()
         decisions = tuple(ex.decisions)
         switches = tuple((d.index, d.chosen) for d in decisions if d.chosen != d.default)
         preemptions = sum(1 for d in decisions if d.preemptive and d.chosen != d.default)
@@ -1610,9 +1648,14 @@ class _Rows:
 def _format_trace(run: Run, max_lines: int) -> str:
     index = run._index
     names = run.names
+    notes = ""
+    if run.stalls:
+        notes += f", {run.stalls} stall(s): may not replay exactly"
+    if run.diverged:
+        notes += ", diverged from the requested schedule"
     head = [
         f"schedule {run.schedule}: {run.preemptions} preemption(s), {run.steps} steps, "
-        f"{len(names)} threads"
+        f"{len(names)} threads{notes}"
     ]
     head += [f"  {names[r.thread]}: {r.describe()}" for r in run.results]
     head.append("interleaving:")

@@ -60,7 +60,8 @@ class _State:
     """The contract, the engine and the evidence gathered so far (one per session)."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from derivative.api import load
+        from derivative import grammar
+        from derivative._typecheck import check
         from derivative.forge._engine import (
             Engine,
             EngineOptions,
@@ -74,12 +75,14 @@ class _State:
             raise pytest.UsageError("--req needs --req-target PATH_OR_MODULE")
         from derivative._errors import DerivativeError
 
+        missing = [s for s in specs if not Path(s).is_file()]
+        if missing:
+            raise pytest.UsageError(f"--req: no such file: {missing[0]}")
         try:
-            loaded = load(specs)
+            self.info = check(grammar.load(specs))
             module = load_target(target, config.getoption("req_module"))
         except DerivativeError as exc:
             raise pytest.UsageError(exc.render()) from exc
-        self.info = loaded.types
         caller = InProcessCaller.for_contract(module, self.info)
         options = EngineOptions(examples=config.getoption("req_examples"))
         self.engine: Engine = Engine(self.info, caller, options, target=target)

@@ -85,6 +85,8 @@ class Box:
     patterns: list[str] = field(default_factory=list)
     exact: tuple[Any] | None = None
     elem: Box | None = None
+    alphabet: str = ""
+    """Characters drawn for half of a string's characters (see ``spec_alphabet``)."""
 
     def lower(self, value: Any, strict: bool) -> None:
         if self.lo is None or value > self.lo or (value == self.lo and strict):
@@ -378,7 +380,79 @@ def _strings(box: Box) -> tuple[st.SearchStrategy[Any], bool]:
                 regex, full = folded, True
         strategy: st.SearchStrategy[str] = st.from_regex(regex, fullmatch=True)
         return strategy, full
-    return st.text(min_size=box.len_lo, max_size=box.len_hi), True
+    return st.text(alphabet=_alphabet(box.alphabet), min_size=box.len_lo,
+                   max_size=box.len_hi), True
+
+
+def _alphabet(chars: str) -> st.SearchStrategy[str]:
+    if not chars:
+        return st.characters(codec="utf-8")
+    return st.one_of(st.sampled_from(chars), st.characters(codec="utf-8"))
+
+
+QUIRKS: Final = " +-_\t\n0a\u0663"
+"""Characters where Python's string functions differ from the language's (``int(" 5")``,
+``int("+5")``, ``int("1_0")``, ``int("\u0663")`` are numbers to Python; ``.`` does not
+match a newline) and two plain ones."""
+
+
+def spec_alphabet(exprs: Sequence[Expr]) -> str:
+    """The characters a spec talks about: those of its string literals and of its
+    regexes (each class's first and last character and their neighbours), and
+    ``QUIRKS``.  String inputs draw half of their characters from these, so that
+    ``matches(s, "[0-9]+")``, ``startswith(s, "ab")`` or ``int(s)`` meet inputs on both
+    sides of their edges instead of mostly random code points."""
+    from derivative._ast import StrLit
+    from derivative._walk import walk
+
+    chars: dict[str, None] = dict.fromkeys(QUIRKS)
+    for e in exprs:
+        for n in walk(e):
+            if isinstance(n, StrLit):
+                for ch in n.value[:64]:
+                    chars[ch] = None
+                if isinstance(n, StrLit):
+                    _regex_chars(n.value, chars)
+    return "".join(chars)
+
+
+def _regex_chars(text: str, chars: dict[str, None]) -> None:
+    """Edge characters of ``text`` read as a spec regex (nothing if it is not one)."""
+    try:
+        node = _regex.parse(text)
+    except Exception:
+        return
+    stack: list[Any] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, _regex.RClass):
+            for lo, hi in n.ranges[:8]:
+                for c in (lo - 1, lo, hi, hi + 1):
+                    if 0 <= c <= 0x2FFFF and not 0xD800 <= c <= 0xDFFF:
+                        chars[chr(c)] = None
+        elif isinstance(n, _regex.RChar):
+            chars[n.char] = None
+        for attr in ("items", "options"):
+            stack.extend(getattr(n, attr, ()))
+        inner = getattr(n, "node", None)
+        if inner is not None:
+            stack.append(inner)
+
+
+def apply_alphabet(boxes: Mapping[str, Box], params: Mapping[str, Ty], alphabet: str) -> None:
+    """Give every string parameter (and list-of-string element) the spec's alphabet."""
+    for n, ty in params.items():
+        box: Box | None = boxes.get(n)
+        while box is not None:
+            if isinstance(ty, TStr):
+                box.alphabet = alphabet
+                break
+            if isinstance(ty, TList):
+                if box.elem is None:
+                    box.elem = Box()
+                box, ty = box.elem, ty.elem
+                continue
+            break
 
 
 def _fold_length(pattern: str, lo: int, hi: int | None) -> str | None:
@@ -435,6 +509,7 @@ class InputGen:
         fixed: frozenset[str] = frozenset(),
         near: Near | None = None,
         pool: Sequence[Mapping[str, object]] = (),
+        alphabet: str = "",
     ) -> None:
         self.params = dict(params)
         self.admits = admits
@@ -442,6 +517,7 @@ class InputGen:
         self.near = near
         self.pool = [dict(p) for p in pool]
         self.boxes, self.residual = analyse(self.params, requires, evaluator)
+        apply_alphabet(self.boxes, self.params, alphabet)
         parts: dict[str, st.SearchStrategy[Any]] = {}
         self.partial = False
         for n, ty in self.params.items():

@@ -28,7 +28,7 @@ from derivative.certificates import _verify as verify_module
 from derivative.certificates._model import payload_sha256
 from derivative.certificates._reading import read_core
 from derivative.certificates._smtlib import encode_script
-from derivative.certificates._solvers import SolverRun
+from derivative.certificates._solvers import SolverRun, run_solvers
 from derivative.grammar import load
 
 SPEC = """\
@@ -641,3 +641,166 @@ def test_builder_refuses_bad_requests(
     mutate(request)
     with pytest.raises(CertificateError, match=message):
         build_certificate(contract, info, **request, solvers=())
+
+
+# --------------------------------------------------------------------------- contradicting examples
+
+
+def test_an_example_at_an_invalid_or_raising_input_pins_the_free_inputs(
+    certs: dict[str, Certificate],
+) -> None:
+    cert = certs["invalid_input"]
+    assert cert.witness_input == {"x": -1}
+    assert cert.smtlib.splitlines() == [
+        "(set-logic ALL)",
+        "(declare-fun x () Int)",
+        "(declare-fun result () Int)",
+        "(assert (! (and (= x (- 1)) (= result 0)) :named |Y1|))",
+        "(assert (! (>= x 0) :named |Q0|))",
+        "(check-sat)",
+    ]
+    # without the example the input is free, so the requires holds somewhere
+    assert [(m.without, m.model) for m in cert.minimality] == [
+        ("Y1", {"result": 0, "x": 0}),
+        ("Q0", {"result": 0, "x": -1}),
+    ]
+    assert cert.farkas is not None  # x == -1 and x >= 0: solver-free
+    assert "contradicts Q0 (x >= 0)" in cert.explanation
+    raising = certs["must_raise"]
+    assert "(assert (! (not (> x 50)) :named |QV|))" in raising.smtlib
+    assert raising.farkas is not None
+    assert [c.expr for c in certs["raises_alone"].core] == ["x == -5 and x > 50"]
+    invalid = certs["raises_invalid"]
+    assert [c.expr for c in invalid.core] == ['n == 20 and tag == "t" and n > 5', "n <= 10"]
+    # the string equation gives no row; the others still add up
+    assert invalid.farkas is not None
+    assert "which needs n > 5" in invalid.explanation
+
+
+def test_tampering_with_a_contradicting_example(
+    certs: dict[str, Certificate], spec_file: Path
+) -> None:
+    # a careful forger drops the requires clause: the example alone is satisfiable
+    doc = _doc(certs["invalid_input"])
+    doc["core"] = doc["core"][:1]
+    doc["minimality"] = doc["minimality"][:1]
+    doc["farkas"] = [f for f in doc["farkas"] if f["id"] == "Y1"]
+    _rehash(_reencode(doc))
+    result = verify(doc)
+    _rejected(result, "says sat", "farkas:")
+    # ... or the example: then no member is at the witness input any more
+    doc = _doc(certs["invalid_input"])
+    doc["core"] = doc["core"][1:]
+    doc["minimality"] = doc["minimality"][1:]
+    doc["farkas"] = None
+    _rehash(_reencode(doc))
+    _rejected(verify(doc, solvers=()), "no core member is the example at the witness input")
+    _rejected(verify(doc, [str(spec_file)], solvers=()), "has no example in it")
+    # a model at the witness input does not satisfy the requires
+    doc = _doc(certs["invalid_input"])
+    doc["minimality"][0]["model"]["x"] = -1
+    _rejected(verify(_rehash(doc), solvers=()), "minimality without Y1: Q0 does not hold")
+    # the example's call has a value only at its own input
+    doc = _doc(certs["invalid_input"])
+    doc["minimality"][1]["model"]["x"] = 0
+    _rejected(
+        verify(_rehash(doc), solvers=()),
+        "minimality without Q0: Y1 does not hold in the model (the call root() is not at "
+        "the input of the model (x))",
+    )
+    doc = _doc(certs["invalid_input"])
+    del doc["minimality"][1]["model"]["x"]
+    _rejected(verify(_rehash(doc), solvers=()), "minimality without Q0: no value for x")
+    # a raises example's equations are the example's arguments
+    doc = _doc(certs["raises_invalid"])
+    doc["core"][0]["expr"] = 'n == 3 and tag == "t" and n > 5'
+    doc["farkas"] = None
+    _rehash(_reencode(doc))
+    _rejected(verify(doc, solvers=()), "no core member is the example at the witness input")
+    _rejected(
+        verify(doc, [str(spec_file)], solvers=()),
+        'core member Z1 asserts n == 3 and tag == "t" and n > 5, but the spec\'s Z1 means '
+        'n == 20 and tag == "t" and n > 5',
+    )
+
+
+# --------------------------------------------------------------------------- acceptance rule
+
+
+def _fake_runs(*answers: tuple[str, str]) -> Callable[..., list[SolverRun]]:
+    def fake(script: str, solvers: object, **kw: object) -> list[SolverRun]:
+        return [SolverRun(solver, "9.9", result) for solver, result in answers]
+
+    return fake
+
+
+def test_the_builder_records_a_solver_that_gives_up_and_accepts_what_verify_accepts(
+    loaded: tuple[Contract, TypeInfo], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from derivative.certificates import _build as build_module
+
+    contract, info = loaded
+    precondition = (
+        contract, info, "unsatisfiable_precondition", [_ob(loaded, "C1"), _ob(loaded, "C2")],
+        None, {"C1": {"s": "9"}, "C2": {"s": "ab"}},
+    )  # fmt: skip
+    requirements = (
+        contract, info, "inconsistent_requirements", [_ob(loaded, "R1"), _ob(loaded, "R2")],
+        None, {"R1": {"max_attempts": 0}, "R2": {"max_attempts": 3}},
+    )  # fmt: skip
+    # one unsat suffices; the timeout is recorded as it happened
+    monkeypatch.setattr(
+        build_module, "run_solvers", _fake_runs(("z3", "timeout"), ("cvc5", "unsat"))
+    )
+    cert = build_certificate(*precondition)
+    assert [(c.solver, c.result) for c in cert.checks] == [("z3", "timeout"), ("cvc5", "unsat")]
+    result = verify(cert.to_json())  # the real solvers, in fresh processes
+    assert result.valid, result.reasons
+    # no solver decides it, but the Farkas rows do
+    monkeypatch.setattr(
+        build_module, "run_solvers", _fake_runs(("z3", "unknown"), ("cvc5", "timeout"))
+    )
+    cert = build_certificate(*requirements)
+    assert cert.farkas is not None
+    assert [c.result for c in cert.checks] == ["unknown", "timeout"]
+    assert verify(cert.to_json(), solvers=()).valid
+    # nothing establishes it: no certificate
+    with pytest.raises(CertificateError, match="no solver said unsat and there is no Farkas"):
+        build_certificate(*precondition)
+    # a model refutes it, whatever the other solver says
+    monkeypatch.setattr(build_module, "run_solvers", _fake_runs(("z3", "unsat"), ("cvc5", "sat")))
+    with pytest.raises(CertificateError, match=r"cvc5 9\.9 says sat"):
+        build_certificate(*requirements)
+
+
+def test_recorded_checks_reject_only_a_model(certs: dict[str, Certificate]) -> None:
+    doc = _doc(certs["requirements"])
+    doc["checks"][0]["result"] = "timeout"
+    assert verify(_rehash(doc), solvers=()).valid
+    doc["checks"][1]["result"] = "sat"
+    _rejected(verify(_rehash(doc), solvers=()), "the certificate records cvc5 answering sat")
+
+
+def test_a_solver_that_runs_out_of_time_is_killed_and_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+    import time
+
+    from derivative.certificates import _solvers
+
+    real = _solvers._command
+
+    def hanging_z3(solver: str, proof: bool) -> list[str]:
+        if solver == "z3":
+            return [sys.executable, "-c", "import time; time.sleep(60)"]
+        return real(solver, proof)
+
+    monkeypatch.setattr(_solvers, "_command", hanging_z3)
+    start = time.monotonic()
+    runs = run_solvers("(set-logic ALL)\n(assert false)\n(check-sat)\n", timeout=3.0)
+    elapsed = time.monotonic() - start
+    # one deadline for both (they run in parallel), and the hung one is named
+    assert [(r.solver, r.result) for r in runs] == [("z3", "timeout"), ("cvc5", "unsat")]
+    assert runs[0].detail == "no answer within 3 s"
+    assert 3.0 <= elapsed < 10

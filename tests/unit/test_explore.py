@@ -191,10 +191,10 @@ def test_the_failing_schedule_replays_exactly() -> None:
     assert res.schedule is not None
     for schedule in (res.schedule, str(res.schedule)):
         run = replay(TokenStore, [reset_t1, reset_t1], schedule)
-        assert [r.value for r in run.results] == ["ok", "ok"]
-        assert run.schedule == res.schedule
+        assert [r.value for r in run.results] == ["ok", "ok"], run.trace_text()
+        assert run.schedule == res.schedule, run.trace_text()
         assert not run.diverged
-        assert run.trace_text() in res.trace_text
+        assert run.trace_text() in res.trace_text, f"{run.trace_text()}\n----\n{res.trace_text}"
 
 
 def test_membership_test_race_is_found_too() -> None:

@@ -137,3 +137,53 @@ def test_bad_combinations_are_explained() -> None:
     assert "do not cancel" in (check_combination([r1, r2], [Fraction(2), Fraction(1)]) or "")
     assert "no contradiction" in (check_combination([r1, r2], [Fraction(0), Fraction(0)]) or "")
     assert "number of multipliers" in (check_combination([r1], [Fraction(1), Fraction(1)]) or "")
+
+
+def test_an_example_call_pins_the_parameters_it_can_write_as_rows() -> None:
+    # contradicting_example: the inputs are variables, and the call is only the
+    # script's call at its own arguments (x == 3); a string equation is no row
+    ctx = LinearContext(
+        variables={"x": INT, "s": STR, "result": INT},
+        constants={},
+        call_name="f",
+        call_params=("x", "s"),
+    )
+    text = (
+        'function f(x: int, s: str) -> int\n    example X: f(3, "a") == 4\n    requires P: x >= 5\n'
+    )
+    contract = parse_text(f"spec t version 1\n{text}")
+    derived = derive_rows([o.expr for o in contract.obligations], ctx)
+    assert derived is not None
+    assert [[r.show() for r in rs] for rs in derived] == [
+        ["x <= 3", "-x <= -3", "result <= 4", "-result <= -4"],
+        ["-x <= -5"],
+    ]
+    multipliers = find_multipliers([r for rs in derived for r in rs])
+    assert multipliers == [Fraction(y) for y in (1, 0, 0, 0, 1)]
+    # without the call's parameters, the example says nothing about x: no conflict
+    bare = LinearContext(variables=ctx.variables, constants={}, call_name="f")
+    unpinned = derive_rows([o.expr for o in contract.obligations], bare)
+    assert unpinned is not None
+    assert find_multipliers([r for rs in unpinned for r in rs]) is None
+
+
+def test_a_raises_examples_equations_give_rows_and_its_condition_must_be_linear() -> None:
+    ctx = LinearContext(
+        variables={"x": INT, "s": STR, "result": INT},
+        constants={},
+        call_name="f",
+        call_params=("x", "s"),
+    )
+    text = (
+        "function f(x: int, s: str) -> int\n"
+        '    requires A: x == 5 and s == "b" and x > 7\n'
+        '    requires B: x == 5 and s == "b" and len(s) > 7\n'
+        '    requires C: s == "b" and x == 5 and x > 7\n'
+    )
+    contract = parse_text(f"spec t version 1\n{text}")
+    a, b, c = (o.expr for o in contract.obligations)
+    derived = derive_rows([a], ctx)
+    assert derived is not None
+    assert [r.show() for r in derived[0]] == ["x <= 5", "-x <= -5", "-x <= -8"]
+    assert derive_rows([b], ctx) is None  # the condition itself is not linear
+    assert derive_rows([c], ctx) is None  # not the parameters in order: read as written

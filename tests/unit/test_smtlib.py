@@ -109,6 +109,8 @@ def test_strings_regexes_and_undefinedness(text: str) -> None:
         "max(xs) == 3", "min([]) == 0", "sum(xs) == 6", "sorted(xs) == [1, 2, 3]",
         "occurrences(xs + xs, 1) == 2", "c == Color.red", "x in 0..3", "-8 in a..b",
         "3 in xs", "len(xs) == 3", "abs(x) == 7.5", "max(a, x) == a",
+        "4 in xs", "4 not in xs", "a in xs + [-7]", "x in xs", "3.0 in xs", "-7.5 in [x]",
+        "a in [b, -7]", "b in [1, 2]", "a in [1 // 0, -7]", "x in [3, 1]",
     ],
 )  # fmt: skip
 def test_dates_short_circuits_binders_and_builtins(text: str) -> None:
@@ -192,3 +194,53 @@ def test_a_declared_date_is_a_calendar_day() -> None:
     assert z3_says(script) == "unsat"
     script = encode_script([("D", expr_over({"d": DATE}, 'd <= date("0001-01-01")'))], scope)
     assert z3_says(script) == "sat"
+
+
+def test_list_membership_is_an_index_that_all_can_meet() -> None:
+    """``3 in xs`` next to ``all(x > 5 for x in xs)``: z3 refutes it at once.
+
+    Written as ``(seq.contains xs (seq.unit 3))`` z3 5.4 gave no answer within 120 s;
+    as "some index in range holds 3" the quantifier of ``all`` is instantiated with
+    that index.  The timeout makes a regression fail instead of hang.
+    """
+    types: dict[str, Ty] = {"xs": TList(INT)}
+    scope = CoreScope(variables=types)
+    members = [
+        ("R1", expr_over(types, "3 in xs")),
+        ("R2", expr_over(types, "all(x > 5 for x in xs)")),
+    ]
+    script = encode_script(members, scope)
+    assert "seq.contains" not in script
+    assert z3_says("(set-option :timeout 20000)\n" + script) == "unsat"
+    literal = encode_script([("L", expr_over(types, "3 in [xs[0], 4]"))], scope)
+    assert "exists" not in literal  # a literal list is a plain disjunction
+    assert "(or (= 3 (seq.nth xs 0)) (= 3 4))" in literal
+
+
+def function_example(text: str, clauses: str = "") -> Expr:
+    spec = f"spec t version 1\nfunction f(x: int, s: str) -> int\n    example E: {text}\n{clauses}"
+    return parse_text(spec).obligations[0].expr
+
+
+def test_a_call_of_the_function_is_defined_only_at_its_own_input() -> None:
+    scope = CoreScope(variables={"x": INT, "s": STR}, result=INT, function="f", inputs=("x", "s"))
+    example = ("E", function_example('f(3, "a") == 4'))
+    requires = ("P", expr_over({"x": INT}, "x >= 5"))
+    script = encode_script([example, requires], scope)
+    assert "(declare-fun x () Int)" in script
+    assert '(assert (! (and (and (= x 3) (= s "a")) (= result 4)) :named |E|))' in script
+    assert z3_says(script) == "unsat"  # the example's input breaks the requires
+    assert z3_says(encode_script([example], scope)) == "sat"
+    assert z3_says(encode_script([requires], scope)) == "sat"
+    # with the input fixed (an unrealizable witness), the same call is pinned to it
+    fixed = CoreScope(
+        variables={"x": INT, "s": STR},
+        fixed={"x": 3, "s": "a"},
+        result=INT,
+        function="f",
+        inputs=("x", "s"),
+    )
+    assert z3_says(encode_script([example], fixed)) == "sat"
+    with pytest.raises(EncodingError, match="called with 2 arguments, not 1"):
+        encode_script([example], CoreScope(variables={"x": INT}, result=INT, function="f",
+                                           inputs=("x",)))  # fmt: skip

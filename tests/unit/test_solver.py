@@ -640,3 +640,43 @@ function f(x: int) -> int
     )
     assert ids(result) == {"X"}
     assert "undefined" in result.cores[0].explanation
+
+
+# --------------------------------------------------------------------------- certificates
+
+
+@pytest.mark.parametrize(
+    ("clauses", "core"),
+    [
+        # the example's input violates a requires clause
+        ("    requires P: x >= 0\n    ensures E: result >= 0\n    example X: f(-1) == 0\n",
+         {"X", "P"}),
+        # a result example whose input triggers a raises condition
+        ("    raises ValueError R when x > 3\n    example X: f(5) == 1\n", {"X", "R"}),
+        # a raises example whose input violates a requires clause
+        ("    requires P: x <= 10\n    raises ValueError R when x > 5\n"
+         "    example X: f(20) raises ValueError\n", {"X", "P"}),
+    ],
+)  # fmt: skip
+def test_a_contradicting_example_core_is_certified_with_the_inputs_free(
+    clauses: str, core: set[str]
+) -> None:
+    from derivative.certificates import verify
+    from derivative.solver._certify import certify
+
+    text = f"spec s version 1\nfunction f(x: int) -> int\n{clauses}"
+    loaded = api.parse_text(text, "spec.req")
+    result = check(loaded.contract, loaded.types, CheckOptions())
+    found = result.cores[0]
+    assert (found.kind, set(found.ids)) == ("contradicting_example", core)
+    # the minimality models assign the input too: without the example it is free
+    models = dict(found.minimality)
+    others = core - {"X"}
+    assert all("x" in models[i] for i in core)
+    assert all(models[i]["x"] == found.witness_input["x"] for i in others)  # type: ignore[index]
+    cert = certify(loaded.contract, loaded.types, found)
+    assert cert.witness_input == dict(found.witness_input or {})
+    assert "(declare-fun x () Int)" in cert.smtlib
+    verdict = verify(cert.to_json())
+    assert verdict.valid, verdict.reasons
+    assert [c.result for c in verdict.checks] == ["unsat", "unsat"]
