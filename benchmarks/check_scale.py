@@ -96,14 +96,14 @@ def make_sheet(n: int, seed: int = 7) -> Sheet:
     lines += [f"param {p}: int in 0..{HI}" for p in names]
     lines.append("")
     rows: list[tuple[str, str, str, int]] = []
-    for k, (a, b, c) in enumerate(order):
+    for k, (pa, pb, c) in enumerate(order):
         rid = f"L{k}"
-        rows.append((rid, a, b, c))
+        rows.append((rid, pa, pb, c))
         src = f"[source: sheet-{k % 7}]"
         if k % 4 == 3:
-            lines.append(f"requirement {rid} {src}: {a} - {b} shall be at most {c}")
+            lines.append(f"requirement {rid} {src}: {pa} - {pb} shall be at most {c}")
         else:
-            lines.append(f"requirement {rid} {src}: {a} - {b} <= {c}")
+            lines.append(f"requirement {rid} {src}: {pa} - {pb} <= {c}")
     planted = frozenset(f"L{k}" for k in planted_at)
     return Sheet("\n".join(lines) + "\n", len(names), tuple(rows), planted)
 

@@ -4,7 +4,10 @@ The solver only *finds* the conflict; the certificate layer writes it down in a 
 someone who does not trust us can check (the SMT-LIB script, Farkas rows, the
 re-checks by z3 and cvc5 in fresh processes).  This module hands it what it needs:
 the contract, the type information, the kind, the minimal core, the witness input
-and one minimality model per member.
+and one minimality model per member.  For ``contradicting_example`` the models give
+the function's parameters too: that certificate's script leaves them free (its
+example pins them), so a model without the example may put them anywhere; an
+``unrealizable`` script fixes its witness input, and the models need not repeat it.
 """
 
 from __future__ import annotations

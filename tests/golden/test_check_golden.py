@@ -174,9 +174,7 @@ def _check_witness(specs: Sequence[str], witness: Mapping[str, Any]) -> None:
     loaded = api.load(list(specs))
     contract, info = loaded.contract, loaded.types
     ev = Evaluator(info.const_values)
-    params = {
-        name: _value(witness["params"][name], ty) for name, ty in info.param_types.items()
-    }
+    params = {name: _value(witness["params"][name], ty) for name, ty in info.param_types.items()}
     for name, ty in info.param_types.items():
         assert _in_type(params[name], ty), f"witness {name} = {params[name]!r} is not a {ty}"
     for ob in contract.obligations:
@@ -188,9 +186,7 @@ def _check_witness(specs: Sequence[str], witness: Mapping[str, Any]) -> None:
             calls[f"{system}.{op}"] = call
     for owner, call in calls.items():
         sig = info.signatures[owner]
-        env: dict[str, Value] = {
-            n: _value(call["input"][n], ty) for n, ty, _ in sig.params
-        }
+        env: dict[str, Value] = {n: _value(call["input"][n], ty) for n, ty, _ in sig.params}
         for n, ty, _ in sig.params:
             assert _in_type(env[n], ty), f"{owner}: witness input {n} is not a {ty}"
         obs = contract.obligations_of(owner)

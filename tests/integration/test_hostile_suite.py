@@ -28,6 +28,7 @@ prints and returns, the leftover check sees a running sandbox, and the weaker pl
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import platform
 import sys
@@ -266,6 +267,51 @@ def test_hostile_program(
     _check_host(record)
     _check_justified(entry, record)
     _check_outcome(entry, record)
+
+
+# --------------------------------------------------------------------------- floods
+
+FLOOD = '''
+import time
+
+def f(x):
+    end = time.monotonic() + 20.0  # bounded: 20 s of output, then the answer
+    line = "A" * 65536
+    while time.monotonic() < end:
+        print(line)
+    return x + 1
+'''
+
+
+def test_a_call_flooding_its_output_is_killed_at_its_limit(
+    launcher: Launcher, write_candidate: Callable[..., Path]
+) -> None:
+    """The wall-clock limit holds while the candidate floods its output.
+
+    The host stops reading the sandbox's output when the call's time is up and kills the
+    sandbox; the kill must not wait for output nobody reads.  Two rounds, because whether
+    the engine's buffers are full at the moment of the kill is a matter of timing.  The
+    Docker client's own time-out is lowered so that a hung engine call costs seconds, not
+    the two minutes of the default (it bounds the damage; the assertion still sees it).
+    """
+    if launcher.name == "docker":
+        from derivative.forge._docker import DockerLauncher
+
+        own = DockerLauncher.connect()
+        own.client.api.timeout = 15
+        launcher = own
+    limits = dataclasses.replace(LIMITS, call_timeout=2.0, run_timeout=6.0)
+    path = write_candidate(FLOOD)
+    for _ in range(2):
+        began = time.monotonic()
+        with open_sandbox(path, contract_sha256=CONTRACT_SHA256, launcher=launcher,
+                          limits=limits) as sb:
+            result = sb.call("f", [1])
+            answered = time.monotonic() - began
+        closed = time.monotonic() - began
+        assert result.status in ("timeout", "raised"), result  # never a pass
+        assert answered <= limits.call_timeout + 3.0, (answered, result.status)
+        assert closed <= limits.call_timeout + 3.0 + TEARDOWN_SLACK, closed
 
 
 # --------------------------------------------------------------------------- controls
