@@ -24,8 +24,10 @@ Both sides are measured in this process on the same instance:
   one to a minimal unsatisfiable subset by deletion with core refinement (blocking
   it), until the map is exhausted.
 
-It asserts that both find exactly the same set of minimal cores, and prints both
-times and the ratio derivative / baseline for each instance.
+It asserts that both find exactly the same set of minimal cores and that every
+correction derivative lists is a minimal correction set of the whole requirement set
+(it may list fewer: it stops at a bound), and prints both times and the ratio
+derivative / baseline for each instance.
 """
 
 from __future__ import annotations
@@ -163,9 +165,12 @@ def marco(instance: Instance) -> tuple[set[frozenset[str]], set[frozenset[str]]]
 # --------------------------------------------------------------------------- derivative
 
 
-def derivative_cores(path: str) -> tuple[set[frozenset[str]], int, float, float]:
-    """All cores from ``check --all-cores``; the number of corrections it lists; the
-    seconds of loading and of checking."""
+Found = tuple[set[frozenset[str]], set[frozenset[str]], float, float]
+
+
+def derivative_cores(path: str) -> Found:
+    """All cores and the corrections from ``check --all-cores``; the seconds of loading
+    and of checking."""
     from derivative import api
     from derivative.solver import CheckOptions, check
 
@@ -179,7 +184,8 @@ def derivative_cores(path: str) -> tuple[set[frozenset[str]], int, float, float]
     if result.unknowns:
         raise SystemExit(f"{path}: the enumeration was incomplete: {result.unknowns}")
     assert all(c.minimal for c in result.cores)
-    return {frozenset(c.ids) for c in result.cores}, len(result.corrections), t1 - t0, t2 - t1
+    cores = {frozenset(c.ids) for c in result.cores}
+    return cores, {frozenset(c.ids) for c in result.corrections}, t1 - t0, t2 - t1
 
 
 def best(repeat: int, fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -217,23 +223,29 @@ def main(argv: list[str] | None = None) -> int:
             with open(path, "w", encoding="utf-8") as fh:
                 fh.write(inst.spec())
 
-            def ours(p: str = path) -> tuple[set[frozenset[str]], int, float, float]:
+            def ours(p: str = path) -> Found:
                 return derivative_cores(p)
 
             def theirs(i: Instance = inst) -> tuple[set[frozenset[str]], set[frozenset[str]]]:
                 return marco(i)
 
-            _, (cores, n_corrections, t_load, t_check) = best(args.repeat, ours)
+            _, (cores, corrections, t_load, t_check) = best(args.repeat, ours)
             t_base, (base_cores, base_mcs) = best(args.repeat, theirs)
             assert cores == base_cores, (
                 f"{inst.name}: the cores differ; only derivative: "
                 f"{sorted(map(sorted, cores - base_cores))}; only MARCO: "
                 f"{sorted(map(sorted, base_cores - cores))}"
             )
+            # Every correction derivative lists must be a real minimal correction set of
+            # the whole requirement set; it may list fewer (it has a bound).
+            assert corrections <= base_mcs, (
+                f"{inst.name}: not minimal correction sets of the whole set: "
+                f"{sorted(map(sorted, corrections - base_mcs))}"
+            )
             print(
                 f"{inst.name:>15}: {len(inst.rows)} requirements, {len(cores)} minimal cores "
-                f"(same set); correction sets: MARCO {len(base_mcs)} (whole set), derivative "
-                f"{n_corrections} (per component); derivative "
+                f"(same set); minimal correction sets: MARCO {len(base_mcs)}, derivative "
+                f"{len(corrections)}{'' if corrections == base_mcs else ' (a subset)'}; derivative "
                 f"{t_check:.3f} s (+ load {t_load:.3f} s), MARCO {t_base:.3f} s; "
                 f"ratio derivative / MARCO = {t_check / t_base:.2f} "
                 f"(with load {(t_load + t_check) / t_base:.2f})"

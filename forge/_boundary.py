@@ -48,16 +48,19 @@ import z3
 from derivative._ast import (
     BinOp,
     BoolOp,
+    Call,
     Compare,
     Count,
     Expr,
     Generator,
     IfExpr,
     IntLit,
+    Name,
     Obligation,
     Quantifier,
     Range,
     Result,
+    StrLit,
     Unary,
 )
 from derivative._canon import contract_identity
@@ -275,6 +278,60 @@ def _floor_triggers(
     rem = BinOp(op="%", left=n.left, right=_int(c))
     for k in (0, c - 1):
         yield Compare(ops=("==",), operands=(rem, _int(k)))
+
+
+_MISS_CHARS: Final = (" ", "+", "-", "_", "\n", "\u0663", "a")
+"""Characters that make a near miss of a regex where Python is lenient: ``int(" 5")``,
+``int("+5")``, ``int("-5")``, ``int("1_0")``, ``int("5")`` followed by a newline and the
+ARABIC-INDIC DIGIT THREE are all numbers to Python, and Python's ``\\d`` without
+``re.ASCII`` matches that digit too."""
+
+
+def _near_misses(
+    info: TypeInfo, owner: str, space: Space, known: Sequence[Mapping[str, object]]
+) -> Iterator[tuple[dict[str, object], str]]:
+    """Inputs one character away from matching a ``matches(p, RE)`` of the owner.
+
+    For each such call on a string parameter ``p``: take a known valid input whose
+    ``p`` matches, and put one of ``_MISS_CHARS`` before, after or inside it.  These
+    sit just outside the regex, where an implementation that leans on ``int()``,
+    ``str.isdigit()`` or ``.strip()`` instead of the exact regex goes wrong.  No solver
+    is needed; every candidate must still be a valid input (``admits``).
+    """
+    from derivative._regex import fullmatch
+
+    params = {n for n, _ in space.params}
+    seen: set[tuple[str, str]] = set()
+    for o in info.contract.obligations_of(owner):
+        for n in walk(o.expr):
+            if not (isinstance(n, Call) and n.func == "matches" and len(n.args) == 2):
+                continue
+            subject, pattern = n.args
+            if not (isinstance(subject, Name) and subject.id in params
+                    and isinstance(pattern, StrLit)):
+                continue
+            key = (subject.id, pattern.value)
+            if key in seen:
+                continue
+            seen.add(key)
+            base_input = next(
+                (dict(i) for i in known
+                 if isinstance(i.get(subject.id), str)
+                 and fullmatch(pattern.value, str(i[subject.id]))),
+                None,
+            )
+            if base_input is None:
+                continue
+            member = str(base_input[subject.id])
+            for ch in _MISS_CHARS:
+                for text in (ch + member, member + ch, member[:1] + ch + member[1:]):
+                    if fullmatch(pattern.value, text):
+                        continue
+                    candidate = dict(base_input)
+                    candidate[subject.id] = text
+                    if space.admits(candidate):
+                        yield candidate, f"a near miss of {to_source(pattern)}"
+                        break
 
 
 def _not(e: Expr) -> Expr:
@@ -863,5 +920,7 @@ def plan_for(
                     if status == "sat":
                         keep(values, f"the edge {n} == {edge} of its declared range")
     plan.pool = space.pool()
+    for values, origin in _near_misses(info, owner, space, [*plan.inputs, *plan.pool]):
+        keep(values, origin)
     _PLANS[key] = plan
     return plan

@@ -217,6 +217,14 @@ def _date_diff(a, b):
     return a.toordinal() - b.toordinal()
 
 
+def _date_arith(a, op, b):
+    if op == "-" and isinstance(b, datetime.date):
+        return _date_diff(a, b)
+    if op == "-":
+        return _date_add(a, -b)
+    return _date_add(a, b) if isinstance(a, datetime.date) else _date_add(b, a)
+
+
 def _min(*args):
     items = args[0] if len(args) == 1 else args
     if not items:
@@ -824,6 +832,9 @@ class PyCompiler(ExprVisitor[tuple[str, Ty]]):
         b, tb = self.visit(n.right)
         op = n.op
         if isinstance(ta, TDate) or isinstance(tb, TDate):
+            if isinstance(ta, TAny) or isinstance(tb, TAny):
+                # `[]`'s element type is unknown here: decide by the values at run time.
+                return f"_date_arith({a}, {op!r}, {b})", TAny()
             if op == "-" and isinstance(ta, TDate) and isinstance(tb, TDate):
                 return f"_date_diff({a}, {b})", INT
             if op == "+" and isinstance(ta, TDate):

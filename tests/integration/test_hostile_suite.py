@@ -272,15 +272,36 @@ def test_hostile_program(
 # --------------------------------------------------------------------------- floods
 
 FLOOD = '''
+import threading
 import time
 
-def f(x):
-    end = time.monotonic() + 20.0  # bounded: 20 s of output, then the answer
+def _flood():
+    end = time.monotonic() + 20.0  # bounded: 20 s of output
     line = "A" * 65536
     while time.monotonic() < end:
         print(line)
+
+def f(x):
+    _flood()
+    return x + 1
+
+def g(x):
+    threading.Thread(target=_flood).start()  # not a daemon: it outlives the answer
     return x + 1
 '''
+
+
+def _flood_launcher(launcher: Launcher) -> Launcher:
+    """A Docker launcher of its own with the client's time-out lowered to 15 s, so that a
+    hung engine call costs seconds, not the default two minutes (the assertions still see
+    it); the process launcher as it is."""
+    if launcher.name != "docker":
+        return launcher
+    from derivative.forge._docker import DockerLauncher
+
+    own = DockerLauncher.connect()
+    own.client.api.timeout = 15
+    return own
 
 
 def test_a_call_flooding_its_output_is_killed_at_its_limit(
@@ -290,21 +311,14 @@ def test_a_call_flooding_its_output_is_killed_at_its_limit(
 
     The host stops reading the sandbox's output when the call's time is up and kills the
     sandbox; the kill must not wait for output nobody reads.  Two rounds, because whether
-    the engine's buffers are full at the moment of the kill is a matter of timing.  The
-    Docker client's own time-out is lowered so that a hung engine call costs seconds, not
-    the two minutes of the default (it bounds the damage; the assertion still sees it).
+    the engine's buffers are full at the moment of the kill is a matter of timing.
     """
-    if launcher.name == "docker":
-        from derivative.forge._docker import DockerLauncher
-
-        own = DockerLauncher.connect()
-        own.client.api.timeout = 15
-        launcher = own
+    chosen = _flood_launcher(launcher)
     limits = dataclasses.replace(LIMITS, call_timeout=2.0, run_timeout=6.0)
     path = write_candidate(FLOOD)
     for _ in range(2):
         began = time.monotonic()
-        with open_sandbox(path, contract_sha256=CONTRACT_SHA256, launcher=launcher,
+        with open_sandbox(path, contract_sha256=CONTRACT_SHA256, launcher=chosen,
                           limits=limits) as sb:
             result = sb.call("f", [1])
             answered = time.monotonic() - began
@@ -312,6 +326,24 @@ def test_a_call_flooding_its_output_is_killed_at_its_limit(
         assert result.status in ("timeout", "raised"), result  # never a pass
         assert answered <= limits.call_timeout + 3.0, (answered, result.status)
         assert closed <= limits.call_timeout + 3.0 + TEARDOWN_SLACK, closed
+
+
+def test_a_thread_flooding_after_the_answer_does_not_hold_up_the_teardown(
+    launcher: Launcher, write_candidate: Callable[..., Path]
+) -> None:
+    """A sandbox that will not exit is killed when its 5 s to exit are up, however much
+    it is writing, and the receipt knows how it ended."""
+    chosen = _flood_launcher(launcher)
+    limits = dataclasses.replace(LIMITS, call_timeout=2.0, run_timeout=6.0)
+    path = write_candidate(FLOOD)
+    for _ in range(2):
+        began = time.monotonic()
+        with open_sandbox(path, contract_sha256=CONTRACT_SHA256, launcher=chosen,
+                          limits=limits) as sb:
+            assert sb.call("g", [1]).value == 2
+        closed = time.monotonic() - began
+        assert closed <= TEARDOWN_SLACK, closed
+        assert sb.receipts[-1].exit_status is not None, sb.receipts[-1]
 
 
 # --------------------------------------------------------------------------- controls
