@@ -1534,10 +1534,11 @@ def _strategy_source(ty: Ty, box: Any) -> tuple[str, bool]:
                 if folded is not None:
                     regex, full = folded, True
             return f"st.from_regex({regex!r}, fullmatch=True)", full
-        chars = "st.characters(codec='utf-8')"
+        sizes = f"min_size={box.len_lo}, max_size={box.len_hi!r}"
         if box.alphabet:
-            chars = f"st.one_of(st.sampled_from({box.alphabet!r}), {chars})"
-        return f"st.text({chars}, min_size={box.len_lo}, max_size={box.len_hi!r})", True
+            return (f"st.one_of(st.text({sizes}), st.text(alphabet={box.alphabet!r}, {sizes}))",
+                    True)
+        return f"st.text({sizes})", True
     if isinstance(ty, TDate):
         lo_d = box.lo if isinstance(box.lo, date) else date.min
         hi_d = box.hi if isinstance(box.hi, date) else date.max

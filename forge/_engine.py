@@ -36,7 +36,6 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
 from fractions import Fraction
 from pathlib import Path
 from types import ModuleType
@@ -60,7 +59,7 @@ from derivative._errors import DerivativeError
 from derivative._eval import Evaluator
 from derivative._printer import to_source
 from derivative._typecheck import TypeInfo
-from derivative._types import TNone, Ty
+from derivative._types import TNone
 from derivative._values import EnumValue, _Undefined
 from derivative.forge._boundary import Plan, Trigger, clear_cache, plan_for, space_for
 from derivative.forge._evidence import ObligationEvidence, RunEvidence, TriggerEvidence
@@ -1415,5 +1414,3 @@ def reset_caches() -> None:
     """Forget computed plans (tests that rebuild contracts with the same identity)."""
     clear_cache()
 
-
-_ = (Ty, date)

@@ -205,6 +205,8 @@ class RunEvidence:
         for o in self.obligations:
             counts[o.status] = counts.get(o.status, 0) + 1
         head = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        if not self.obligations:
+            head = "no function or system to test: nothing was judged"
         lines = [f"{self.spec.get('name', '?')}: {self.status} ({head})"]
         for o in self.obligations:
             if o.status in ("failed", "unexercised"):

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from fractions import Fraction
@@ -50,7 +50,7 @@ from derivative._evalops import Comparer, conforms, is_int
 from derivative._printer import quote, to_source
 from derivative._typecheck import TypeInfo
 from derivative._types import TBool, TDate, TEnum, TInt, TList, TNone, TReal, TStr, Ty
-from derivative._values import UNDEFINED, EnumValue, _Undefined
+from derivative._values import EnumValue, _Undefined
 from derivative._walk import walk
 
 __all__ = [
@@ -533,8 +533,3 @@ def _decl_position(info: TypeInfo, owner: str) -> tuple[str, int]:
     return "", 0
 
 
-def args_of(names: Sequence[str], values: Sequence[object]) -> dict[str, object]:
-    return dict(zip(names, values, strict=True))
-
-
-_ = UNDEFINED  # re-exported sentinel for callers that test ``is UNDEFINED``

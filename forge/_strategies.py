@@ -86,7 +86,7 @@ class Box:
     exact: tuple[Any] | None = None
     elem: Box | None = None
     alphabet: str = ""
-    """Characters drawn for half of a string's characters (see ``spec_alphabet``)."""
+    """The alphabet of half of a string parameter's draws (see ``spec_alphabet``)."""
 
     def lower(self, value: Any, strict: bool) -> None:
         if self.lo is None or value > self.lo or (value == self.lo and strict):
@@ -380,14 +380,13 @@ def _strings(box: Box) -> tuple[st.SearchStrategy[Any], bool]:
                 regex, full = folded, True
         strategy: st.SearchStrategy[str] = st.from_regex(regex, fullmatch=True)
         return strategy, full
-    return st.text(alphabet=_alphabet(box.alphabet), min_size=box.len_lo,
-                   max_size=box.len_hi), True
-
-
-def _alphabet(chars: str) -> st.SearchStrategy[str]:
-    if not chars:
-        return st.characters(codec="utf-8")
-    return st.one_of(st.sampled_from(chars), st.characters(codec="utf-8"))
+    anything = st.text(min_size=box.len_lo, max_size=box.len_hi)
+    if not box.alphabet:
+        return anything, True
+    # Whole strings from either alphabet: a per-character mix would be five times
+    # slower to draw (Hypothesis's fast path needs a fixed alphabet).
+    spec = st.text(alphabet=box.alphabet, min_size=box.len_lo, max_size=box.len_hi)
+    return st.one_of(anything, spec), True
 
 
 QUIRKS: Final = " +-_\t\n0a\u0663"
@@ -399,21 +398,28 @@ match a newline) and two plain ones."""
 def spec_alphabet(exprs: Sequence[Expr]) -> str:
     """The characters a spec talks about: those of its string literals and of its
     regexes (each class's first and last character and their neighbours), and
-    ``QUIRKS``.  String inputs draw half of their characters from these, so that
+    ``QUIRKS``.  Half of the string inputs are drawn over these characters, so that
     ``matches(s, "[0-9]+")``, ``startswith(s, "ab")`` or ``int(s)`` meet inputs on both
     sides of their edges instead of mostly random code points."""
-    from derivative._ast import StrLit
+    from derivative._ast import Call, StrLit
     from derivative._walk import walk
 
     chars: dict[str, None] = dict.fromkeys(QUIRKS)
+    content = False
     for e in exprs:
         for n in walk(e):
-            if isinstance(n, StrLit):
+            if isinstance(n, StrLit) and n.value:
+                content = True
                 for ch in n.value[:64]:
                     chars[ch] = None
-                if isinstance(n, StrLit):
-                    _regex_chars(n.value, chars)
-    return "".join(chars)
+                _regex_chars(n.value, chars)
+            elif isinstance(n, Call) and n.func in _CONTENT_CALLS:
+                content = True
+    # A spec that only measures strings (len) gains nothing from a second alphabet.
+    return "".join(chars) if content else ""
+
+
+_CONTENT_CALLS: Final = frozenset({"matches", "int", "startswith", "endswith", "contains"})
 
 
 def _regex_chars(text: str, chars: dict[str, None]) -> None:

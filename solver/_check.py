@@ -28,6 +28,7 @@ question was undecided (or no witness could be built), else ``feasible``.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -107,9 +108,10 @@ class _Ctx:
     ) -> Question:
         members: list[Member] = []
         failed: list[tuple[Obligation, str]] = []
+        known = frozenset(variables)
         for ob in obligations:
             try:
-                members.append(Member(ob, build(ob), names(ob) & frozenset(variables)))
+                members.append(Member(ob, build(ob), names(ob) & known))
             except Unsupported as exc:
                 failed.append((ob, str(exc)))
         return Question(
@@ -301,11 +303,21 @@ def _add_cores(
         # Every conflicting component must be fixed: a correction of the whole set takes
         # one minimal correction from each (the cross product), in member order.
         order = {id(m): i for i, m in enumerate(q.members)}
-        for combo in itertools.islice(itertools.product(*per_component), ctx.options.max_cores):
+        bound = ctx.options.max_cores
+        for combo in itertools.islice(itertools.product(*per_component), bound):
             chosen = sorted(
                 {id(m): m for mcs in combo for m in mcs}.values(), key=lambda m: order[id(m)]
             )
             ctx.corrections.append(Correction(subject, tuple(m.ob for m in chosen)))
+        total = math.prod(len(mcses) for mcses in per_component) if per_component else 0
+        if total > bound:
+            # The list is cut: say so, never silently (the count is exact: a product).
+            involved = {id(m): m for mcses in per_component for mcs in mcses for m in mcs}
+            ctx.unknown(
+                "all corrections",
+                [m.ob for m in sorted(involved.values(), key=lambda m: order[id(m)])],
+                f"enumeration bounded at {bound}; more exist ({total} in all for {subject})",
+            )
         if not results:
             results = [found]
     for r in results:

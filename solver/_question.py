@@ -54,7 +54,37 @@ class Member:
 
     def __post_init__(self) -> None:
         if self.lit is None:
-            self.lit = z3.Bool(f"{self.ob.id}!{next(_LIT_COUNTER)}", ctx())
+            self.lit = _bool_const(f"{self.ob.id}!{next(_LIT_COUNTER)}")
+
+
+def _bool_const(name: str) -> Z:
+    """``z3.Bool(name)`` without z3py's per-call sort and argument checks (hot path)."""
+    c = ctx()
+    sort = z3.BoolSort(c)
+    return z3.BoolRef(z3.Z3_mk_const(c.ref(), z3.to_symbol(name, c), sort.ast), c)
+
+
+def _assert_guarded(solver: Z, lit: Z, formula: Z) -> None:
+    """``solver.add(implies(lit, formula))`` through Z3's C API for ordinary terms.
+
+    The same term is built and asserted in the same order; only z3py's argument
+    coercions (no-ops for two Boolean terms of the solver's context) are skipped.
+    """
+    c = solver.ctx
+    if (
+        isinstance(formula, z3.BoolRef)
+        and formula.ctx is c
+        and lit.ctx is c
+        and not z3.is_true(formula)
+    ):
+        term = z3.Z3_mk_implies(c.ref(), lit.as_ast(), formula.as_ast())
+        z3.Z3_inc_ref(c.ref(), term)
+        try:
+            z3.Z3_solver_assert(c.ref(), solver.solver, term)
+        finally:
+            z3.Z3_dec_ref(c.ref(), term)
+        return
+    solver.add(implies(lit, formula))
 
 
 @dataclass(frozen=True)
@@ -105,7 +135,7 @@ class Question:
         self.unencodable = list(unencodable)
         self.solver = self._fresh()
         for m in self.members:
-            self.solver.add(implies(m.lit, m.formula))
+            _assert_guarded(self.solver, m.lit, m.formula)
 
     def _fresh(self) -> Z:
         s = make_solver(self.rlimit, self.timeout_ms)

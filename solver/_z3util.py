@@ -85,12 +85,43 @@ def fresh_context() -> Iterator[Z3Env]:
         _CURRENT.reset(token)
 
 
+def _constants() -> tuple[Z, Z, int, int, Z]:
+    """The context's ``True`` and ``False`` terms and their AST ids (made once).
+
+    The encoder asks "is this literally True/False?" hundreds of thousands of times on
+    large specs; ``z3.is_true`` costs several foreign calls and object allocations
+    each time.  Z3 hash-conses terms, so within one context ``True`` is one AST with
+    one id (kept alive by the cached term): comparing ids is the same test, cheaper.
+    """
+    env = current()
+    found = env.cache.get("bool-constants")
+    if found is None:
+        t = z3.BoolVal(True, env.ctx)
+        f = z3.BoolVal(False, env.ctx)
+        found = (t, f, t.get_id(), f.get_id(), env.ctx)
+        env.cache["bool-constants"] = found
+    result: tuple[Z, Z, int, int, Z] = found
+    return result
+
+
 def true() -> Z:
-    return z3.BoolVal(True, ctx())
+    return _constants()[0]
 
 
 def false() -> Z:
-    return z3.BoolVal(False, ctx())
+    return _constants()[1]
+
+
+def _literally(p: Z, want: bool) -> bool:
+    """``z3.is_true(p)`` (``want``) or ``z3.is_false(p)``, without its overhead."""
+    t, f, tid, fid, context = _constants()
+    if p is t:
+        return want
+    if p is f:
+        return not want
+    if not isinstance(p, z3.ExprRef) or p.ctx is not context:
+        return bool(z3.is_true(p) if want else z3.is_false(p))
+    return bool(p.get_id() == (tid if want else fid))
 
 
 class Unsupported(Exception):
@@ -162,26 +193,26 @@ def is_true(t: Z) -> bool:
 
 def conj(*parts: Z) -> Z:
     """``And`` that drops literal ``True`` parts (keeps formulas readable)."""
-    kept = [p for p in parts if not z3.is_true(p)]
+    kept = [p for p in parts if not _literally(p, True)]
     if not kept:
         return true()
-    if any(z3.is_false(p) for p in kept):
+    if any(_literally(p, False) for p in kept):
         return false()
     return kept[0] if len(kept) == 1 else z3.And(*kept)
 
 
 def disj(*parts: Z) -> Z:
-    kept = [p for p in parts if not z3.is_false(p)]
+    kept = [p for p in parts if not _literally(p, False)]
     if not kept:
         return false()
-    if any(z3.is_true(p) for p in kept):
+    if any(_literally(p, True) for p in kept):
         return true()
     return kept[0] if len(kept) == 1 else z3.Or(*kept)
 
 
 def implies(a: Z, b: Z) -> Z:
-    if z3.is_true(a):
+    if _literally(a, True):
         return b
-    if z3.is_false(a) or z3.is_true(b):
+    if _literally(a, False) or _literally(b, True):
         return true()
     return z3.Implies(a, b)

@@ -112,13 +112,14 @@ DEVIATIONS: dict[tuple[str, str], tuple[frozenset[str], str]] = {
         "next one and the call raises RuntimeError",
     ),
     ("recursion_crash.py", "process"): (
-        frozenset({"timeout"}),
-        "Python >= 3.11 does not use the C stack for Python-to-Python calls: no SIGSEGV; "
-        "the recursion reaches the 1,000,000 limit only after about 5 s (a RecursionError "
-        "it catches), so the sandbox is killed at the 3 s call limit",
+        frozenset({"timeout", "passed"}),
+        "Python >= 3.11 does not use the C stack for Python-to-Python calls, so there is no "
+        "SIGSEGV: the recursion reaches the 1,000,000 limit, f catches the RecursionError "
+        "and returns x + 1, after 2.5 to 5 s a call; depending on the machine's speed that "
+        "is a kill at the 3 s call limit or a pass that every answer justifies",
     ),
     ("recursion_crash.py", "docker"): (
-        frozenset({"timeout"}),
+        frozenset({"timeout", "passed"}),
         "as on the process backend (the image's Python is >= 3.11 too)",
     ),
 }
@@ -162,8 +163,17 @@ def probes() -> Iterator[HostProbes]:
         yield planted
 
 
+Floods = dict[tuple[str, str], list[str]]
+
+
 @pytest.fixture(scope="module")
-def records() -> Iterator[dict[tuple[str, str, str], RunRecord]]:
+def floods() -> Floods:
+    """What the flood tests saw, per (case, backend): one line per round."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def records(floods: Floods) -> Iterator[dict[tuple[str, str, str], RunRecord]]:
     """Every run's record; written out as the table when asked and complete."""
     collected: dict[tuple[str, str, str], RunRecord] = {}
     began = time.monotonic()
@@ -176,7 +186,8 @@ def records() -> Iterator[dict[tuple[str, str, str], RunRecord]]:
         print(f"\n{TABLE_ENV}=1: {missing} combination(s) did not run; "
               f"{TABLE_PATH} left as it was", file=sys.stderr)
         return
-    TABLE_PATH.write_text(render_table(collected, time.monotonic() - began), encoding="utf-8")
+    table = render_table(collected, floods, time.monotonic() - began)
+    TABLE_PATH.write_text(table, encoding="utf-8")
     print(f"\nwrote {TABLE_PATH}", file=sys.stderr)
 
 
@@ -239,7 +250,9 @@ def _check_outcome(entry: dict[str, Any], record: RunRecord) -> None:
     if not forged:
         assert record.outcome in accepted_outcomes(entry, record.backend), (
             record.outcome, record.detail)
-        assert not (wrong_by_design(entry) and record.passed)
+        extra = DEVIATIONS.get((entry["file"], record.backend), (frozenset(), ""))[0]
+        if wrong_by_design(entry) and "passed" not in extra:
+            assert not record.passed, "a program whose own answer is wrong never passes"
         return
     # The one rule that does not hold at run time: a wrong program passed.
     pytest.xfail(
@@ -305,7 +318,7 @@ def _flood_launcher(launcher: Launcher) -> Launcher:
 
 
 def test_a_call_flooding_its_output_is_killed_at_its_limit(
-    launcher: Launcher, write_candidate: Callable[..., Path]
+    launcher: Launcher, write_candidate: Callable[..., Path], floods: Floods
 ) -> None:
     """The wall-clock limit holds while the candidate floods its output.
 
@@ -323,13 +336,17 @@ def test_a_call_flooding_its_output_is_killed_at_its_limit(
             result = sb.call("f", [1])
             answered = time.monotonic() - began
         closed = time.monotonic() - began
+        held = answered <= limits.call_timeout + 3.0
+        floods.setdefault(("a call floods its output", launcher.name), []).append(
+            f"{result.status} after {answered:.1f} s, closed after {closed:.1f} s"
+            + ("" if held else " **(the limit did not hold)**"))
         assert result.status in ("timeout", "raised"), result  # never a pass
         assert answered <= limits.call_timeout + 3.0, (answered, result.status)
         assert closed <= limits.call_timeout + 3.0 + TEARDOWN_SLACK, closed
 
 
 def test_a_thread_flooding_after_the_answer_does_not_hold_up_the_teardown(
-    launcher: Launcher, write_candidate: Callable[..., Path]
+    launcher: Launcher, write_candidate: Callable[..., Path], floods: Floods
 ) -> None:
     """A sandbox that will not exit is killed when its 5 s to exit are up, however much
     it is writing, and the receipt knows how it ended."""
@@ -342,6 +359,11 @@ def test_a_thread_flooding_after_the_answer_does_not_hold_up_the_teardown(
                           limits=limits) as sb:
             assert sb.call("g", [1]).value == 2
         closed = time.monotonic() - began
+        status = sb.receipts[-1].exit_status
+        held = closed <= TEARDOWN_SLACK
+        floods.setdefault(("a thread floods after the answer", launcher.name), []).append(
+            f"closed after {closed:.1f} s, exit status {status}"
+            + ("" if held else " **(the teardown did not hold)**"))
         assert closed <= TEARDOWN_SLACK, closed
         assert sb.receipts[-1].exit_status is not None, sb.receipts[-1]
 
@@ -468,7 +490,8 @@ def _held_cell(entry: dict[str, Any], runs: list[RunRecord]) -> str:
     return text + "; every host check held"
 
 
-def render_table(records: dict[tuple[str, str, str], RunRecord], seconds: float) -> str:
+def render_table(records: dict[tuple[str, str, str], RunRecord], floods: Floods,
+                 seconds: float) -> str:
     """``docs/hostile-suite.md`` from the records of one complete run."""
     docker_ids = {r.receipts[0]["image_id"] for r in records.values()
                   if r.backend == "docker" and r.receipts}
@@ -523,6 +546,17 @@ def render_table(records: dict[tuple[str, str, str], RunRecord], seconds: float)
         act = entry["act"].replace("|", "\\|")
         lines.append(f"| `{name}` | {act} | {_policy_cell(default)} | {cells[0]} | "
                      f"{cells[1]} | {_held_cell(entry, runs)} |")
+    lines += ["", "## Output floods at the time limit", "",
+              "`test_a_call_flooding_its_output_is_killed_at_its_limit` and "
+              "`test_a_thread_flooding_after_the_answer_does_not_hold_up_the_teardown`: a "
+              "candidate prints 64 KiB lines for up to 20 s, during the call (limit 2 s) or "
+              f"from a thread after answering (the sandbox has 5 s to exit); two rounds each "
+              f"(the Docker client's time-out lowered to 15 s so that a hung engine call is "
+              f"short). Limits: answered within 5 s, closed within {TEARDOWN_SLACK:g} s.", ""]
+    for (case, backend), rounds in sorted(floods.items()):
+        lines.append(f"- {case}, {backend}: " + "; ".join(rounds))
+    if not floods:
+        lines.append("- (not run)")
     lines += ["", "## Where the outcome differs from the manifest", ""]
     lines += notes or ["- none"]
     forged = sorted({r.file for r in records.values()

@@ -680,3 +680,24 @@ def test_a_contradicting_example_core_is_certified_with_the_inputs_free(
     verdict = verify(cert.to_json())
     assert verdict.valid, verdict.reasons
     assert [c.result for c in verdict.checks] == ["unsat", "unsat"]
+
+
+def test_corrections_cut_at_the_bound_are_reported_never_silently() -> None:
+    # Three independent components of five pairwise-conflicting requirements: each has
+    # five minimal corrections (drop all but one), so the whole set has 5**3 = 125.
+    lines = ["spec s version 1"]
+    for name in "abc":
+        lines.append(f"param {name}: int")
+        lines += [f"requirement {name.upper()}{k}: {name} == {k}" for k in range(1, 6)]
+    text = "\n".join(lines) + "\n"
+    result = run(text, all_cores=True)
+    assert result.status == "infeasible_proven"
+    assert len(result.corrections) == 64
+    notes = [u for u in result.unknowns if u.question == "all corrections"]
+    assert len(notes) == 1
+    assert "enumeration bounded at 64; more exist" in notes[0].reason
+    assert "125" in notes[0].reason
+    # Within the bound, every correction is listed and there is no note.
+    complete = run(text, all_cores=True, max_cores=125)
+    assert len({frozenset(c.ids) for c in complete.corrections}) == 125
+    assert not [u for u in complete.unknowns if u.question == "all corrections"]
