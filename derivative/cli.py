@@ -49,6 +49,7 @@ from derivative import (
     _cli_certificate,
     _cli_check,
     _cli_sandbox,
+    _cli_tests,
     _cli_validate,
 )
 from derivative._errors import DerivativeError, UsageError
@@ -204,6 +205,7 @@ COMMANDS: tuple[Command, ...] = (
         _cli_sandbox.doctor_arguments,
         _cli_sandbox.run_doctor,
     ),
+    Command(("tests",), _cli_tests.HELP, _cli_tests.arguments, _cli_tests.run),
     Command(
         _cli_certificate.COMMAND,
         _cli_certificate.HELP,

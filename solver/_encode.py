@@ -525,7 +525,15 @@ class Encoder(ExprVisitor[Term]):
     # ------------------------------------------------------------------ leaves
 
     def visit_int(self, n: IntLit) -> Term:
-        return Term(z3.IntVal(n.value, ctx()), true(), INT)
+        # Large specs repeat the same few literals: build each numeral term once per
+        # context (Z3 hash-conses them, so the term is the same AST either way).
+        cache = current().cache
+        key = ("int", n.value)
+        term = cache.get(key)
+        if term is None:
+            term = cache[key] = Term(z3.IntVal(n.value, ctx()), true(), INT)
+        result: Term = term
+        return result
 
     def visit_real(self, n: RealLit) -> Term:
         return Term(fraction_val(Fraction(n.value)), true(), REAL)
