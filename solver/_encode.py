@@ -88,6 +88,7 @@ from derivative.solver._z3util import (
     false,
     fraction_from_z3,
     fraction_val,
+    fresh_name,
     implies,
     str_from_z3,
     str_val,
@@ -301,9 +302,6 @@ def from_model(model: Z, value: Z, ty: Ty) -> Value:
 
 # --------------------------------------------------------------------------- recursive functions
 
-_REC_COUNTER = itertools.count()
-
-
 def _tail(s: Z) -> Z:
     return z3.SubSeq(s, 1, z3.Length(s) - 1)
 
@@ -318,7 +316,7 @@ def recfun(kind: str, seq_sort: Z, elem_sort: Z) -> Z:
     key = ("recfun", kind, seq_sort.sexpr())
     if key in cache:
         return cache[key]
-    name = f"{kind}!{next(_REC_COUNTER)}"
+    name = fresh_name(kind)
     s = z3.Const("s", seq_sort)
     empty = z3.Length(s) == 0
     if kind == "sum":

@@ -23,7 +23,6 @@ and remembered: an ``unsat`` without them is still a proof (fewer constraints), 
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,12 +35,9 @@ from derivative._types import Ty
 from derivative._values import Value
 from derivative._walk import free_names
 from derivative.solver._encode import from_model
-from derivative.solver._z3util import Unsupported, Z, ctx, implies, make_solver
+from derivative.solver._z3util import Unsupported, Z, ctx, fresh_name, implies, make_solver
 
 Verdict: TypeAlias = Literal["sat", "unsat", "unknown"]
-
-_LIT_COUNTER = itertools.count()
-
 
 @dataclass
 class Member:
@@ -54,7 +50,7 @@ class Member:
 
     def __post_init__(self) -> None:
         if self.lit is None:
-            self.lit = _bool_const(f"{self.ob.id}!{next(_LIT_COUNTER)}")
+            self.lit = _bool_const(fresh_name(self.ob.id))
 
 
 def _bool_const(name: str) -> Z:

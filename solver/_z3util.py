@@ -15,6 +15,7 @@ reintroduce by accident (ARCHITECTURE.md §2):
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -72,6 +73,14 @@ def current() -> Z3Env:
 def ctx() -> Z:
     """The current Z3 context (pass it to every constructor that takes ``ctx``)."""
     return current().ctx
+
+
+def fresh_name(prefix: str) -> str:
+    """``prefix!N`` with N counted per Z3 environment, so term names (and with them
+    Z3's search and the witnesses it finds) never depend on what ran earlier in the
+    process."""
+    counter = current().cache.setdefault(("name-counter",), itertools.count())
+    return f"{prefix}!{next(counter)}"
 
 
 @contextmanager
