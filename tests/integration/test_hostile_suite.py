@@ -52,6 +52,7 @@ from _hostile import (
     host_probes,
     leftovers,
     run_program,
+    wait_no_leftovers,
 )
 
 from derivative.forge._posture import validate_path
@@ -304,21 +305,36 @@ def g(x):
 '''
 
 
-def _flood_launcher(launcher: Launcher) -> Launcher:
-    """A Docker launcher of its own with the client's time-out lowered to 15 s, so that a
-    hung engine call costs seconds, not the default two minutes (the assertions still see
-    it); the process launcher as it is."""
-    if launcher.name != "docker":
-        return launcher
-    from derivative.forge._docker import DockerLauncher
+def _flood_launcher(launcher: Launcher, probes: HostProbes) -> RecordingLauncher:
+    """The backend, recorded; for Docker a launcher of its own with the client's time-out
+    lowered to 15 s, so that a hung engine call costs seconds, not the default two minutes
+    (the assertions still see it)."""
+    if launcher.name == "docker":
+        from derivative.forge._docker import DockerLauncher
 
-    own = DockerLauncher.connect()
-    own.client.api.timeout = 15
-    return own
+        own = DockerLauncher.connect()
+        own.client.api.timeout = 15
+        launcher = own
+    return RecordingLauncher(launcher, probes.needles)
+
+
+def _gone(recorder: RecordingLauncher, marker: str) -> list[str]:
+    """What is left of the sandboxes ``recorder`` started: processes and containers."""
+    left = wait_no_leftovers(recorder.namespaces, [marker])
+    client = getattr(recorder.inner, "client", None)
+    for cid in recorder.containers:
+        try:
+            assert client is not None
+            client.api.inspect_container(cid)
+        except Exception:
+            continue
+        left.append(f"container {cid[:12]}")
+    return left
 
 
 def test_a_call_flooding_its_output_is_killed_at_its_limit(
-    launcher: Launcher, write_candidate: Callable[..., Path], floods: Floods
+    launcher: Launcher, write_candidate: Callable[..., Path], floods: Floods,
+    probes: HostProbes,
 ) -> None:
     """The wall-clock limit holds while the candidate floods its output.
 
@@ -326,7 +342,7 @@ def test_a_call_flooding_its_output_is_killed_at_its_limit(
     sandbox; the kill must not wait for output nobody reads.  Two rounds, because whether
     the engine's buffers are full at the moment of the kill is a matter of timing.
     """
-    chosen = _flood_launcher(launcher)
+    chosen = _flood_launcher(launcher, probes)
     limits = dataclasses.replace(LIMITS, call_timeout=2.0, run_timeout=6.0)
     path = write_candidate(FLOOD)
     for _ in range(2):
@@ -335,22 +351,27 @@ def test_a_call_flooding_its_output_is_killed_at_its_limit(
                           limits=limits) as sb:
             result = sb.call("f", [1])
             answered = time.monotonic() - began
+            marker = str(sb.staged.root)
         closed = time.monotonic() - began
-        held = answered <= limits.call_timeout + 3.0
+        left = _gone(chosen, marker)
+        held = answered <= limits.call_timeout + 3.0 and not left
         floods.setdefault(("a call floods its output", launcher.name), []).append(
             f"{result.status} after {answered:.1f} s, closed after {closed:.1f} s"
+            + (f", left behind: {', '.join(left)}" if left else "")
             + ("" if held else " **(the limit did not hold)**"))
         assert result.status in ("timeout", "raised"), result  # never a pass
         assert answered <= limits.call_timeout + 3.0, (answered, result.status)
         assert closed <= limits.call_timeout + 3.0 + TEARDOWN_SLACK, closed
+        assert left == []
 
 
 def test_a_thread_flooding_after_the_answer_does_not_hold_up_the_teardown(
-    launcher: Launcher, write_candidate: Callable[..., Path], floods: Floods
+    launcher: Launcher, write_candidate: Callable[..., Path], floods: Floods,
+    probes: HostProbes,
 ) -> None:
     """A sandbox that will not exit is killed when its 5 s to exit are up, however much
     it is writing, and the receipt knows how it ended."""
-    chosen = _flood_launcher(launcher)
+    chosen = _flood_launcher(launcher, probes)
     limits = dataclasses.replace(LIMITS, call_timeout=2.0, run_timeout=6.0)
     path = write_candidate(FLOOD)
     for _ in range(2):
@@ -358,13 +379,17 @@ def test_a_thread_flooding_after_the_answer_does_not_hold_up_the_teardown(
         with open_sandbox(path, contract_sha256=CONTRACT_SHA256, launcher=chosen,
                           limits=limits) as sb:
             assert sb.call("g", [1]).value == 2
+            marker = str(sb.staged.root)
         closed = time.monotonic() - began
         status = sb.receipts[-1].exit_status
-        held = closed <= TEARDOWN_SLACK
+        left = _gone(chosen, marker)
+        held = closed <= TEARDOWN_SLACK and not left
         floods.setdefault(("a thread floods after the answer", launcher.name), []).append(
             f"closed after {closed:.1f} s, exit status {status}"
+            + (f", left behind: {', '.join(left)}" if left else "")
             + ("" if held else " **(the teardown did not hold)**"))
         assert closed <= TEARDOWN_SLACK, closed
+        assert left == []
         assert sb.receipts[-1].exit_status is not None, sb.receipts[-1]
 
 
