@@ -102,17 +102,23 @@ class AttachTransport:
 
     def read_some(self, limit: int, deadline: float) -> bytes:
         while not self._stdout:
-            if self._eof:
+            if self._eof or self.sock.fileno() < 0:
+                # closed by kill(): nothing more will come
                 return b""
-            remaining = max(deadline - time.monotonic(), 0.0)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                # checked even while data keeps arriving: a stream that is always ready
+                # must not outrun the deadline
+                raise ChannelTimeout("no response before the deadline")
             ready, _, _ = select.select([self.sock.fileno()], [], [], remaining)
             if not ready:
-                if time.monotonic() >= deadline:
-                    raise ChannelTimeout("no response before the deadline")
                 continue
             try:
                 chunk = self.sock.recv(65536)
             except BlockingIOError:
+                continue
+            except OSError:
+                self._eof = True
                 continue
             if not chunk:
                 self._eof = True
@@ -150,6 +156,10 @@ class DockerRunning(Running):
         self._removed = False
 
     def kill(self) -> None:
+        # Close the attach socket first: while a flooding container's output sits unread in
+        # the socket, the engine's kill blocks until the client's own time-out (120 s by
+        # default), and the wall-clock limit would no longer hold.
+        self.transport.close()
         with contextlib.suppress(Exception):
             self.client.api.kill(self.cid)
 
