@@ -200,22 +200,58 @@ def is_true(t: Z) -> bool:
     return bool(z3.is_true(z3.simplify(t)))
 
 
+def _literal_value(p: Z, consts: tuple[Z, Z, int, int, Z]) -> bool | None:
+    """True/False when ``p`` is literally that constant, else None (one look-up of the
+    context's constants per caller, not per part: this is the encoder's hottest path)."""
+    t, f, tid, fid, context = consts
+    if p is t:
+        return True
+    if p is f:
+        return False
+    if not isinstance(p, z3.ExprRef) or p.ctx is not context:
+        if z3.is_true(p):
+            return True
+        return False if z3.is_false(p) else None
+    pid = p.get_id()
+    if pid == tid:
+        return True
+    return False if pid == fid else None
+
+
 def conj(*parts: Z) -> Z:
     """``And`` that drops literal ``True`` parts (keeps formulas readable)."""
-    kept = [p for p in parts if not _literally(p, True)]
+    consts = _constants()
+    kept: list[Z] = []
+    false_seen = False
+    for p in parts:
+        v = _literal_value(p, consts)
+        if v is True:
+            continue
+        if v is False:
+            false_seen = True
+        kept.append(p)
     if not kept:
-        return true()
-    if any(_literally(p, False) for p in kept):
-        return false()
+        return consts[0]
+    if false_seen:
+        return consts[1]
     return kept[0] if len(kept) == 1 else z3.And(*kept)
 
 
 def disj(*parts: Z) -> Z:
-    kept = [p for p in parts if not _literally(p, False)]
+    consts = _constants()
+    kept: list[Z] = []
+    true_seen = False
+    for p in parts:
+        v = _literal_value(p, consts)
+        if v is False:
+            continue
+        if v is True:
+            true_seen = True
+        kept.append(p)
     if not kept:
-        return false()
-    if any(_literally(p, True) for p in kept):
-        return true()
+        return consts[1]
+    if true_seen:
+        return consts[0]
     return kept[0] if len(kept) == 1 else z3.Or(*kept)
 
 
