@@ -121,18 +121,6 @@ def false() -> Z:
     return _constants()[1]
 
 
-def _literally(p: Z, want: bool) -> bool:
-    """``z3.is_true(p)`` (``want``) or ``z3.is_false(p)``, without its overhead."""
-    t, f, tid, fid, context = _constants()
-    if p is t:
-        return want
-    if p is f:
-        return not want
-    if not isinstance(p, z3.ExprRef) or p.ctx is not context:
-        return bool(z3.is_true(p) if want else z3.is_false(p))
-    return bool(p.get_id() == (tid if want else fid))
-
-
 class Unsupported(Exception):
     """Something the encoding cannot express exactly: the question becomes ``unknown``.
 
@@ -256,8 +244,10 @@ def disj(*parts: Z) -> Z:
 
 
 def implies(a: Z, b: Z) -> Z:
-    if _literally(a, True):
+    consts = _constants()
+    va = _literal_value(a, consts)
+    if va is True:
         return b
-    if _literally(a, False) or _literally(b, True):
-        return true()
+    if va is False or _literal_value(b, consts) is True:
+        return consts[0]
     return z3.Implies(a, b)
