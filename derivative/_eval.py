@@ -102,6 +102,7 @@ from derivative._ast import (
     StrLit,
     Unary,
 )
+from derivative._builtins import BUILTIN_FUNCTIONS
 from derivative._errors import DerivativeError
 from derivative._evalops import DEFAULT_REL_TOL, Outcome, RuntimeValue
 from derivative._values import UNDEFINED, EnumValue, _Undefined
@@ -162,22 +163,23 @@ def _date(text: str) -> date:
 
 # --------------------------------------------------------------------------- built-ins
 
-# name -> (min arity, max arity or None, implementation over evaluated arguments)
+# name -> implementation over evaluated arguments; arities come from the one table in
+# derivative._builtins, which the type checker reads too
 _Builtin = Callable[[ops.Comparer, tuple[RuntimeValue, ...]], Outcome]
-_BUILTINS: Final[dict[str, tuple[int, int | None, _Builtin]]] = {
-    "len": (1, 1, lambda c, a: ops.length(a[0])),
-    "abs": (1, 1, lambda c, a: ops.absolute(a[0])),
-    "min": (1, None, lambda c, a: ops.extreme(a, largest=False)),
-    "max": (1, None, lambda c, a: ops.extreme(a, largest=True)),
-    "sum": (1, 1, lambda c, a: ops.total(a[0])),
-    "int": (1, 1, lambda c, a: ops.int_of_str(a[0])),
-    "str": (1, 1, lambda c, a: ops.str_of_int(a[0])),
-    "matches": (2, 2, lambda c, a: ops.matches(a[0], a[1])),
-    "startswith": (2, 2, lambda c, a: ops.startswith(a[0], a[1])),
-    "endswith": (2, 2, lambda c, a: ops.endswith(a[0], a[1])),
-    "contains": (2, 2, lambda c, a: ops.contains(a[0], a[1])),
-    "occurrences": (2, 2, lambda c, a: c.occurrences(a[0], a[1])),
-    "sorted": (1, 1, lambda c, a: ops.sort_list(a[0])),
+_BUILTINS: Final[dict[str, _Builtin]] = {
+    "len": lambda c, a: ops.length(a[0]),
+    "abs": lambda c, a: ops.absolute(a[0]),
+    "min": lambda c, a: ops.extreme(a, largest=False),
+    "max": lambda c, a: ops.extreme(a, largest=True),
+    "sum": lambda c, a: ops.total(a[0]),
+    "int": lambda c, a: ops.int_of_str(a[0]),
+    "str": lambda c, a: ops.str_of_int(a[0]),
+    "matches": lambda c, a: ops.matches(a[0], a[1]),
+    "startswith": lambda c, a: ops.startswith(a[0], a[1]),
+    "endswith": lambda c, a: ops.endswith(a[0], a[1]),
+    "contains": lambda c, a: ops.contains(a[0], a[1]),
+    "occurrences": lambda c, a: c.occurrences(a[0], a[1]),
+    "sorted": lambda c, a: ops.sort_list(a[0]),
 }
 
 BUILTIN_NAMES: Final = frozenset(_BUILTINS)
@@ -402,7 +404,7 @@ class _Walker(ExprVisitor[Outcome]):
         if builtin is None and self.ev.call_hook is None:
             raise EvaluationError(f"unknown function {node.func!r} (no call_hook given)")
         if builtin is not None:
-            lo, hi, _ = builtin
+            lo, hi, _ = BUILTIN_FUNCTIONS[node.func]
             n = len(node.args)
             if n < lo or (hi is not None and n > hi):
                 raise EvaluationError(
@@ -417,7 +419,7 @@ class _Walker(ExprVisitor[Outcome]):
         if builtin is None:
             assert self.ev.call_hook is not None
             return self.admit(self.ev.call_hook(node, tuple(args)))
-        return _guarded(builtin[2], self.cmp, tuple(args))
+        return _guarded(builtin, self.cmp, tuple(args))
 
     # ----------------------------------------------------------------- binders
 
