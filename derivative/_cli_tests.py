@@ -110,7 +110,10 @@ def _run(info: Any, args: argparse.Namespace) -> int:
     engine = Engine(info, InProcessCaller.for_contract(module, info), options, target=args.target)
     evidence = engine.run()
     if args.json:
-        sys.stdout.write(json.dumps(evidence.to_json(), indent=2, sort_keys=True) + "\n")
+        from derivative.forge._run_model import RunDocument
+
+        document = RunDocument.model_validate(evidence.to_json()).model_dump(mode="json")
+        sys.stdout.write(json.dumps(document, indent=2, sort_keys=True) + "\n")
     else:
         sys.stdout.write(evidence.summary() + "\n")
     return EXIT_OK if evidence.status == "passed" else EXIT_NO

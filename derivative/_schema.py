@@ -35,6 +35,7 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     "derivative.certificate.v1.schema.json": ("derivative.certificates._model", "Certificate"),
     "derivative.posture.v1.schema.json": ("derivative.forge._posture_model", "PostureVerdict"),
     "derivative.posture-policy.v1.schema.json": ("derivative.forge._posture_policy", "Policy"),
+    "derivative.run.v1.schema.json": ("derivative.forge._run_model", "RunDocument"),
 }
 """Every published schema: the file it is written to and the model it is generated from."""
 

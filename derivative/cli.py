@@ -48,6 +48,7 @@ from derivative import (
     __version__,
     _cli_certificate,
     _cli_check,
+    _cli_run,
     _cli_sandbox,
     _cli_tests,
     _cli_validate,
@@ -206,6 +207,7 @@ COMMANDS: tuple[Command, ...] = (
         _cli_sandbox.run_doctor,
     ),
     Command(("tests",), _cli_tests.HELP, _cli_tests.arguments, _cli_tests.run),
+    Command((_cli_run.NAME,), _cli_run.HELP, _cli_run.add_arguments, _cli_run.run),
     Command(
         _cli_certificate.COMMAND,
         _cli_certificate.HELP,

@@ -36,6 +36,11 @@ __all__ = [
 ]
 
 RUN_FORMAT = "derivative.run/v1"
+IN_PROCESS_WARNING = (
+    "in-process run: the target was imported and called in this interpreter, with no "
+    "sandbox and no posture check; this is evidence about code you trust, never "
+    "evidence gathered behind a boundary (`derivative run` is the sandboxed way)"
+)
 
 Status = Literal["passed", "failed", "unexercised", "vacuous"]
 TriggerState = Literal["hit", "missed", "vacuous", "unknown"]
@@ -189,13 +194,27 @@ class RunEvidence:
         return [o for o in self.obligations if o.status in ("failed", "unexercised")]
 
     def to_json(self) -> dict[str, Any]:
+        """The ``derivative.run/v1`` document of an in-process run (``derivative tests``):
+        no sandbox, no posture check and no receipts, and a warning that says so."""
+        if not self.obligations:
+            reason = "the contract has no function or system to run: nothing was judged"
+        elif self.status == "passed":
+            reason = "every obligation passed or was proved vacuous"
+        else:
+            reason = f"{len(self.failed())} obligation(s) did not pass: " + ", ".join(
+                o.id for o in self.failed())
         return {
             "format": RUN_FORMAT,
             "status": self.status,
+            "reason": reason,
             "spec": dict(self.spec),
-            "target": self.target,
+            "candidate": {"path": self.target, "module": None, "sha256": None},
+            "sandbox": None,
+            "posture": None,
             "obligations": [o.to_json() for o in self.obligations],
             "unknowns": list(self.unknowns),
+            "warnings": [IN_PROCESS_WARNING],
+            "receipts": [],
             "stats": dict(self.stats),
         }
 

@@ -1,0 +1,304 @@
+"""``derivative run``: judge an untrusted candidate against a contract, behind a sandbox.
+
+The order is the pipeline's (ARCHITECTURE.md §3), and each step can end the run with
+its own status before anything later happens:
+
+1. the contract must be consistent: an infeasible one is ``infeasible_proven`` (there
+   is nothing to meet, so the candidate is not read at all);
+2. the static posture of the candidate is checked under the policy: a refusal is
+   ``sandbox_policy_violation``, and the candidate never runs;
+3. one sandbox is started (``auto`` / ``docker`` / ``process``): when the requested
+   isolation cannot be had, ``sandbox_unavailable``, and nothing was judged;
+4. every obligation of every function and system is run through the test engine
+   (``forge/_engine.py``), each call crossing the channel: generation, shrinking and
+   judging stay on the host;
+5. the verdict comes from the evidence only: ``passed`` when every obligation passed
+   or was proved vacuous, ``failed`` on a counterexample or an unexercised obligation,
+   and ``sandbox_policy_violation`` when the candidate was caught writing into the
+   channel (a forbidden act at run time: the session's answers cannot be trusted).
+
+What produced the candidate never certifies it: the receipts are written by the host
+that watched each sandbox start, and a ``passed`` without receipts is impossible by
+construction (checked here, because a verdict without receipts would be a bug).
+
+A ``permissive`` policy (or any policy that reports instead of refusing) is allowed for
+code the user trusts, but the candidate then shares an interpreter with the worker with
+nothing to stop it rewriting the worker; the document says so in ``warnings`` and the
+build pipeline must never count such evidence as verification.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import settings
+
+from derivative._errors import SandboxUnavailable, UsageError
+from derivative._typecheck import TypeInfo
+from derivative.forge._engine import Engine, EngineOptions, SandboxCaller
+from derivative.forge._evidence import RunEvidence
+from derivative.forge._posture import validate_path
+from derivative.forge._posture_model import PostureVerdict
+from derivative.forge._receipts import RunReceipt
+from derivative.forge._run_model import RunDocument, RunStatus
+from derivative.forge._sandbox import BackendName, Launcher, Limits, Sandbox, open_sandbox
+
+__all__ = ["EXIT_CODES", "RunOptions", "RunReport", "run_candidate"]
+
+EXIT_CODES: dict[RunStatus, int] = {
+    "passed": 0,
+    "failed": 1,
+    "infeasible_proven": 3,
+    "sandbox_unavailable": 4,
+    "sandbox_policy_violation": 5,
+}
+"""CERTIFICATES.md §1: one exit code per run status."""
+
+NON_ENFORCING_WARNING = (
+    "policy {policy} reports without refusing: the candidate shares an interpreter with "
+    "the worker and nothing stopped it rewriting the worker, so these answers are only as "
+    "trustworthy as the code itself; use the default policy for code you do not trust"
+)
+WEAK_ISOLATION_WARNING = (
+    "the sandbox could not give every isolation feature: {missing} (see `derivative "
+    "sandbox doctor`)"
+)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What ``derivative run`` was asked for (its flags)."""
+
+    candidate: str
+    module: str | None = None
+    sandbox: BackendName = "auto"
+    policy: str = "default"
+    examples: int = 100
+    seed: int | None = None
+    limits: Limits = field(default_factory=Limits)
+    image: str | None = None
+
+
+@dataclass
+class RunReport:
+    """The outcome of one ``derivative run`` and everything needed to explain it."""
+
+    status: RunStatus
+    reason: str
+    spec: dict[str, Any]
+    options: RunOptions
+    posture: PostureVerdict | None = None
+    evidence: RunEvidence | None = None
+    sandbox: dict[str, Any] | None = None
+    candidate_sha256: str | None = None
+    receipts: list[RunReceipt] = field(default_factory=list)
+    unknowns: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.status]
+
+    def document(self) -> RunDocument:
+        """The ``derivative.run/v1`` document, validated by its model."""
+        obligations = [o.to_json() for o in self.evidence.obligations] if self.evidence else []
+        data: dict[str, Any] = {
+            "status": self.status,
+            "reason": self.reason,
+            "spec": self.spec,
+            "candidate": {
+                "path": self.options.candidate,
+                "module": self.options.module,
+                "sha256": self.candidate_sha256,
+            },
+            "sandbox": self.sandbox,
+            "posture": self.posture,
+            "obligations": obligations,
+            "unknowns": self.unknowns,
+            "warnings": self.warnings,
+            "receipts": self.receipts,
+            "stats": dict(self.evidence.stats) if self.evidence else {},
+        }
+        return RunDocument.model_validate(data)
+
+    def to_json(self) -> dict[str, Any]:
+        return self.document().model_dump(mode="json")
+
+    def summary(self) -> str:
+        """The human report: the status and why, where it ran, then each obligation that
+        did not pass with its counterexample (or what was missing)."""
+        lines = [f"{self.spec.get('name', '?')}: {self.status}: {self.reason}"]
+        if self.sandbox is not None:
+            iso = ", ".join(self.sandbox["isolation"]) or "none verified"
+            image = f", image {self.sandbox['image_id']}" if self.sandbox["image_id"] else ""
+            lines.append(f"sandbox: {self.sandbox['backend']}{image} ({iso})")
+        if self.posture is not None:
+            findings = len(self.posture.findings)
+            lines.append(
+                f"posture: policy {self.posture.policy}, "
+                + ("accepted" if self.posture.accepted else "refused")
+                + (f", {findings} finding{'s' if findings != 1 else ''}" if findings else "")
+            )
+            if not self.posture.accepted:
+                lines.extend("  " + f.render() for f in self.posture.findings)
+        if self.evidence is not None:
+            counts: dict[str, int] = {}
+            for o in self.evidence.obligations:
+                counts[o.status] = counts.get(o.status, 0) + 1
+            if counts:
+                lines.append("obligations: " + ", ".join(
+                    f"{n} {s}" for s, n in sorted(counts.items())))
+            for o in self.evidence.obligations:
+                if o.status in ("failed", "unexercised"):
+                    lines.append(o.explain())
+        lines.extend(f"unknown: {u}" for u in self.unknowns)
+        lines.extend(f"warning: {w}" for w in self.warnings)
+        if self.receipts:
+            lines.append(f"receipts: {len(self.receipts)} sandbox start"
+                         f"{'s' if len(self.receipts) != 1 else ''}, "
+                         f"{sum(r.calls for r in self.receipts)} calls")
+        return "\n".join(lines)
+
+
+def _spec_identity(info: TypeInfo) -> dict[str, Any]:
+    from derivative._canon import contract_identity
+
+    c = info.contract
+    return {"name": c.name, "version": c.version, "sha256": contract_identity(c)}
+
+
+def _binds(info: TypeInfo) -> dict[str, str]:
+    from derivative._ast import BindDecl
+
+    return {d.name: d.target for d in info.contract.declarations if isinstance(d, BindDecl)}
+
+
+def _feasibility(info: TypeInfo) -> tuple[str, str, list[str]]:
+    """The solver's word on the contract: (status, reason, unknown questions)."""
+    from derivative.solver import CheckOptions, check
+
+    result = check(info.contract, info, CheckOptions())
+    unknowns = [f"{u.question}: {u.reason}" for u in result.unknowns]
+    if result.status == "infeasible_proven":
+        ids = ", ".join(result.cores[0].ids) if result.cores else "?"
+        return (result.status, f"the contract contradicts itself (minimal conflict: {ids}); "
+                "run `derivative check` for the proof", unknowns)
+    return (result.status, "", unknowns)
+
+
+def run_candidate(
+    info: TypeInfo, options: RunOptions, *, launcher: Launcher | None = None
+) -> RunReport:
+    """Run the pipeline of the module docstring; raises only for bad input
+    (``UsageError``: a missing candidate, a bad module name, an unknown policy)."""
+    spec = _spec_identity(info)
+    if not os.path.exists(options.candidate):
+        raise UsageError(f"candidate {options.candidate} does not exist")
+    status, reason, unknowns = _feasibility(info)
+    report = RunReport("failed", "", spec, options, unknowns=unknowns)
+    if status == "infeasible_proven":
+        report.status, report.reason = "infeasible_proven", reason
+        return report
+    if status == "unknown":
+        report.warnings.append(
+            "the solver could not decide whether the contract is consistent; "
+            "the run went on (see unknowns)"
+        )
+    verdict = validate_path(options.candidate, options.policy)
+    report.posture = verdict
+    if not verdict.accepted:
+        n = len(verdict.findings)
+        report.status = "sandbox_policy_violation"
+        report.reason = (f"the candidate's source was refused by policy {verdict.policy} "
+                         f"({n} finding{'s' if n != 1 else ''}); it was not run")
+        return report
+    if not verdict.enforced:
+        report.warnings.append(NON_ENFORCING_WARNING.format(policy=verdict.policy))
+    try:
+        sandbox = open_sandbox(
+            options.candidate, module=options.module, kind=options.sandbox,
+            contract_sha256=spec["sha256"], binds=_binds(info), limits=options.limits,
+            image=options.image, launcher=launcher,
+        )
+    except SandboxUnavailable as exc:
+        report.status = "sandbox_unavailable"
+        report.reason = f"no {options.sandbox} sandbox: {exc}; nothing was judged"
+        return report
+    report.candidate_sha256 = sandbox.staged.digest
+    try:
+        _judge(info, sandbox, options, report)
+    finally:
+        report.receipts = list(sandbox.close())
+    report.sandbox = _sandbox_info(sandbox, options.limits)
+    _weak_isolation(sandbox, report)
+    if report.status == "passed" and not report.receipts:  # pragma: no cover - a bug guard
+        raise AssertionError("a passed run without receipts")
+    return report
+
+
+def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunReport) -> None:
+    try:
+        load = sandbox.start()
+    except SandboxUnavailable as exc:
+        report.status = "sandbox_unavailable"
+        report.reason = f"the {sandbox.backend} sandbox could not start: {exc}; nothing was judged"
+        return
+    base = settings(derandomize=options.seed is None)
+    engine = Engine(
+        info, SandboxCaller(sandbox),
+        EngineOptions(examples=options.examples, settings=base, seed=options.seed),
+        target=options.candidate,
+    )
+    try:
+        evidence = engine.run()
+    except SandboxUnavailable as exc:
+        report.status = "sandbox_unavailable"
+        report.reason = (f"the {sandbox.backend} sandbox became unavailable during the run: "
+                         f"{exc}; nothing was judged")
+        return
+    report.evidence = evidence
+    report.unknowns = list(dict.fromkeys([*report.unknowns, *evidence.unknowns]))
+    if sandbox.tainted:
+        report.status = "sandbox_policy_violation"
+        report.reason = ("the candidate wrote into the channel (a forged or malformed frame was "
+                         "caught): none of the session's answers can be trusted")
+        return
+    report.status = evidence.status
+    if not load.ok:
+        why = load.detail or (load.exc.message if load.exc else load.status)
+        report.reason = f"the candidate could not be imported in the sandbox: {why}"
+    elif not evidence.obligations:
+        report.reason = "the contract has no function or system to run: nothing was judged"
+    elif evidence.status == "passed":
+        judged = sum(o.inputs for o in evidence.obligations)
+        report.reason = (f"every obligation passed or was proved vacuous ({judged} judged "
+                         "inputs, every possible trigger hit)")
+    else:
+        bad = [o.id for o in evidence.failed()]
+        report.reason = f"{len(bad)} obligation{'s' if len(bad) != 1 else ''} did not pass: " + \
+            ", ".join(bad)
+
+
+def _sandbox_info(sandbox: Sandbox, limits: Limits) -> dict[str, Any]:
+    return {
+        "backend": sandbox.backend,
+        "isolation": list(sandbox.isolation),
+        "image_id": sandbox.image_id,
+        "restarts": sandbox.restarts,
+        "limits": dataclasses.asdict(limits),
+    }
+
+
+def _weak_isolation(sandbox: Sandbox, report: RunReport) -> None:
+    """The process backend records what it could not get (a plain child, say)."""
+    weak = [f for f in sandbox.isolation if f.startswith("weaker")]
+    if weak:
+        report.warnings.append(WEAK_ISOLATION_WARNING.format(missing=", ".join(weak)))
+
+
+def backend_choices() -> Sequence[str]:
+    return ("auto", "docker", "process")

@@ -1,0 +1,107 @@
+"""The ``derivative.run/v1`` document (CERTIFICATES.md §3) as pydantic models.
+
+``derivative run --json`` and ``derivative tests --json`` both print this document.  It
+is validated through these models before it is printed, and the published JSON Schema
+(``derivative/schemas/derivative.run.v1.schema.json``) is generated from them, so the
+schema cannot drift from what the tool writes.
+
+The fields CERTIFICATES.md names are stable: ``format``, ``status``, ``sandbox``
+(``backend``, ``isolation``, ``image_id``), ``posture``, ``obligations`` (``id``,
+``kind``, ``status``, ``inputs``, ``trigger_hits``, ``counterexample``), ``unknowns``
+and ``receipts``.  The rest is added context: why the status is what it is
+(``reason``), the contract's identity, the candidate's digest, warnings about how much
+the evidence can be trusted, and counts.
+
+A document printed by ``derivative tests`` (in-process, no isolation) has ``sandbox``
+and ``posture`` null and no receipts: it is evidence about code the user trusts, never
+evidence gathered behind a boundary.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from derivative.forge._posture_model import PostureVerdict
+from derivative.forge._receipts import RunReceipt
+
+RUN_FORMAT: Final = "derivative.run/v1"
+
+RunStatus = Literal[
+    "passed", "failed", "infeasible_proven", "sandbox_unavailable", "sandbox_policy_violation"
+]
+ObligationStatus = Literal["passed", "failed", "unexercised", "vacuous"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SpecIdentity(_Model):
+    name: str
+    version: int = Field(ge=1)
+    sha256: str = Field(pattern="^[0-9a-f]{64}$", description="the contract's identity")
+
+
+class TriggerHits(_Model):
+    """One trigger of an obligation and how often the valid inputs hit it."""
+
+    trigger: str
+    kind: str
+    solver: Literal["possible", "vacuous", "unknown"]
+    hits: int = Field(ge=0)
+    state: Literal["hit", "missed", "vacuous", "unknown"]
+
+
+class ObligationResult(_Model):
+    id: str
+    kind: str
+    owner: str | None
+    file: str
+    line: int
+    status: ObligationStatus
+    inputs: int = Field(ge=0, description="inputs (or call sequences) the obligation was judged on")
+    trigger_hits: list[TriggerHits]
+    counterexample: dict[str, Any] | None = Field(
+        description="the shrunk failing input in the obligation's words, or null"
+    )
+
+
+class SandboxInfo(_Model):
+    backend: Literal["process", "docker"]
+    isolation: list[str] = Field(description="isolation features verified at the sandbox's start")
+    image_id: str | None = Field(description="the Docker image id; null for the process backend")
+    restarts: int = Field(ge=0, description="fresh sandboxes started after timeouts and crashes")
+    limits: dict[str, float | int] = Field(description="the resource limits the run used")
+
+
+class CandidateInfo(_Model):
+    path: str
+    module: str | None
+    sha256: str | None = Field(
+        description="digest of the staged candidate tree (the receipts name the same one)"
+    )
+
+
+class RunDocument(_Model):
+    """``derivative.run/v1``."""
+
+    format: Literal["derivative.run/v1"] = RUN_FORMAT
+    status: RunStatus
+    reason: str = Field(description="why the status is what it is, in one sentence")
+    spec: SpecIdentity
+    candidate: CandidateInfo | None = None
+    sandbox: SandboxInfo | None = Field(
+        description="where the candidate ran; null when it never ran in a sandbox"
+    )
+    posture: PostureVerdict | None = Field(
+        description="the static posture verdict; null when the posture was not checked"
+    )
+    obligations: list[ObligationResult]
+    unknowns: list[str] = Field(description="solver questions that could not be decided")
+    warnings: list[str] = Field(
+        default_factory=list, description="what limits the trust the evidence deserves"
+    )
+    receipts: list[RunReceipt] = Field(description="one per sandbox start, written by the host")
+    stats: dict[str, Any] = Field(default_factory=dict)
