@@ -344,10 +344,41 @@ def example_table(failure_point: FailurePoint) -> _Table:
     return _TABLE
 
 
+_HEADS: dict[str, tuple[str, str]] = {
+    "IF": (
+        "a conditional `if C then A else B` cannot be an operand without parentheses",
+        "write `(if C then A else B)`",
+    ),
+    "NEVER": (
+        "`never C` is a whole clause and cannot be part of an expression",
+        "write `not C` inside an expression, or start the clause with `never`",
+    ),
+    "WHEN": (
+        "`when C, S` is a whole clause and cannot be part of an expression",
+        "write `C implies S` inside an expression, or start the clause with `when`",
+    ),
+    "FORALL": (
+        "a quantifier cannot be an operand without parentheses",
+        "write `(forall i in A..B: P)`",
+    ),
+    "EXISTS": (
+        "a quantifier cannot be an operand without parentheses",
+        "write `(exists i in A..B: P)`",
+    ),
+}
+"""Keywords that begin a clause or a low-precedence expression, met where an operand was
+expected: the usual mistake is the place, not the word."""
+
+
 def _by_rule(tok: Any, expected: frozenset[str]) -> tuple[str | None, str | None]:
     """Mistakes recognised from the token and what was expected."""
     t = tok.type
     value = str(tok.value)
+    operand = "INT" in expected and "LPAR" in expected
+    if operand and t in _HEADS and t not in expected:
+        # An expression was expected and a keyword that starts a whole clause or a
+        # conditional arrived: it is misplaced, not a name.
+        return _HEADS[t]
     if value in RESERVED and t != "NAME" and "NAME" in expected and t not in expected:
         return (
             f"`{value}` is a reserved word and cannot be used as a name",
