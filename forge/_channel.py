@@ -39,6 +39,13 @@ MAX_DEPTH = 64
 MAX_TEXT = 4000
 PHASES = frozenset({"lookup", "decode", "call", "encode", "load", "protocol"})
 
+MAX_SCHEDULE_TEXT = 4000
+"""Longest schedule description accepted in an explore answer (the worker cuts at 2000)."""
+MAX_TRACE_TEXT = 8192
+"""Longest interleaving trace accepted (the worker cuts at 4000 characters)."""
+MAX_TRACE_LINES = 100
+"""Most lines of a trace accepted (the worker sends about 80 at most)."""
+
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _FRAC = re.compile(r"-?[0-9]{1,4000}/[0-9]{1,4000}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,199}")
@@ -96,6 +103,13 @@ class RaisedError:
     def is_a(self, name: str) -> bool:
         """Whether the exception is ``name`` or a subclass of it (by class name)."""
         return name in self.classes
+
+
+@dataclass(frozen=True)
+class SetupRef:
+    """In an explore request: "the result of set-up call ``index``" (``{"$ref": i}``)."""
+
+    index: int
 
 
 def encode_value(value: object) -> Any:
@@ -410,3 +424,121 @@ def string_list(value: object) -> tuple[str, ...]:
 def encode_args(args: Sequence[object]) -> list[Any]:
     """Call arguments as JSON."""
     return [encode_value(a) for a in args]
+
+
+def encode_explore_args(args: Sequence[object], refs: int) -> list[Any]:
+    """Arguments of an explored call as JSON: a top-level ``SetupRef`` becomes
+    ``{"$ref": i}`` and must name one of the first ``refs`` set-up calls (ValueError)."""
+    out: list[Any] = []
+    for a in args:
+        if isinstance(a, SetupRef):
+            if type(a.index) is not int or not 0 <= a.index < refs:
+                raise ValueError(f"set-up result {a.index!r} is not one of the {refs} before it")
+            out.append({"$ref": a.index})
+        else:
+            out.append(encode_value(a))
+    return out
+
+
+# --------------------------------------------------------------------------- exploration
+
+
+@dataclass(frozen=True)
+class WireOutcome:
+    """One explored call's outcome: ``ok`` with ``value``, or the exception ``exc``."""
+
+    ok: bool
+    value: object = None
+    exc: RaisedError | None = None
+
+
+@dataclass(frozen=True)
+class ExploredRun:
+    """One schedule explored in the sandbox, as validated on the host."""
+
+    schedule: str
+    setup: tuple[WireOutcome, ...]
+    outcomes: tuple[WireOutcome, ...]
+    trace: str
+    deadlock: bool
+
+
+@dataclass(frozen=True)
+class ExploreBatch:
+    """The runs of one explore answer and whether the worker has more."""
+
+    runs: tuple[ExploredRun, ...]
+    more: bool
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _display_text(value: object, what: str, chars: int, lines: int | None = None) -> str:
+    """A text for people (a schedule, a trace): refused when longer than the caps, and
+    control characters (terminal escapes from a candidate's source) made visible."""
+    if not isinstance(value, str):
+        raise ProtocolError(f"{what} is not a string")
+    if len(value) > chars:
+        raise ProtocolError(f"{what} of {len(value)} characters exceeds the cap of {chars}")
+    if lines is not None and value.count("\n") >= lines:
+        raise ProtocolError(f"{what} has more than {lines} lines")
+    return _CONTROL.sub("\N{REPLACEMENT CHARACTER}", value)
+
+
+def decode_outcome(payload: object) -> WireOutcome:
+    """``{"ok": true, "value": V}`` or ``{"ok": false, "exc": {...}}``, validated."""
+    if not isinstance(payload, dict):
+        raise ProtocolError("an outcome must be an object")
+    if payload.get("ok") is True and set(payload) == {"ok", "value"}:
+        return WireOutcome(True, decode_value(payload["value"]))
+    if payload.get("ok") is False and set(payload) == {"ok", "exc"}:
+        return WireOutcome(False, exc=decode_exception(payload["exc"]))
+    raise ProtocolError("bad outcome")
+
+
+_RUN_KEYS = frozenset({"schedule", "setup", "outcomes", "trace", "deadlock"})
+
+
+def parse_explore_batch(raw: object, *, setup: int, calls: int, batch: int) -> ExploreBatch:
+    """The value of an explore answer, validated against the request it answers.
+
+    ``setup`` and ``calls`` are the request's numbers of set-up and concurrent calls:
+    each run carries one outcome per call, and one per set-up call unless the
+    constructor failed (then exactly that one failure).  At most ``batch`` runs; an
+    answer that promises more must bring at least one.
+    """
+    if not isinstance(raw, dict) or set(raw) != {"runs", "more"}:
+        raise ProtocolError("bad keys in an explore answer")
+    more = raw["more"]
+    runs = raw["runs"]
+    if type(more) is not bool:
+        raise ProtocolError("explore answer: more is not a boolean")
+    if not isinstance(runs, list) or len(runs) > batch:
+        raise ProtocolError(f"explore answer: runs is not a list of at most {batch}")
+    if more and not runs:
+        raise ProtocolError("explore answer promises more but brings no run")
+    out: list[ExploredRun] = []
+    for entry in runs:
+        if not isinstance(entry, dict) or set(entry) != _RUN_KEYS:
+            raise ProtocolError("bad keys in an explored run")
+        deadlock = entry["deadlock"]
+        if type(deadlock) is not bool:
+            raise ProtocolError("explored run: deadlock is not a boolean")
+        set_up = entry["setup"]
+        outcomes = entry["outcomes"]
+        if not isinstance(set_up, list) or not isinstance(outcomes, list):
+            raise ProtocolError("explored run: setup and outcomes must be lists")
+        if len(outcomes) != calls:
+            raise ProtocolError(f"explored run: {len(outcomes)} outcomes for {calls} calls")
+        setup_out = tuple(decode_outcome(o) for o in set_up)
+        if len(setup_out) != setup and not (len(setup_out) == 1 and not setup_out[0].ok):
+            raise ProtocolError(f"explored run: {len(setup_out)} set-up outcomes for {setup}")
+        out.append(ExploredRun(
+            schedule=_display_text(entry["schedule"], "schedule", MAX_SCHEDULE_TEXT),
+            setup=setup_out,
+            outcomes=tuple(decode_outcome(o) for o in outcomes),
+            trace=_display_text(entry["trace"], "trace", MAX_TRACE_TEXT, MAX_TRACE_LINES),
+            deadlock=deadlock,
+        ))
+    return ExploreBatch(tuple(out), more)

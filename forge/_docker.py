@@ -15,8 +15,11 @@ private duplicates of fds 0 and 1 and points the candidate's stdout and stderr a
 container's stderr before importing anything, so nothing the candidate prints reaches the
 channel.  The attach stream multiplexes stdout and stderr with 8-byte headers; this module
 demultiplexes it, keeps a capped tail of stderr for diagnostics, and hands stdout to the
-framed channel.  Frames are printable ASCII, so no byte of the protocol can form the
-engine's detach key sequence.
+framed channel.  The worker's Python streams forward at most ``Limits.output_bytes`` of the
+candidate's prints (``output_cap`` in the set-up), so a chatty candidate does not push its
+output through the attach stream; only writes to the descriptors themselves still do.
+Frames are printable ASCII, so no byte of the protocol can form the engine's detach key
+sequence.
 """
 
 from __future__ import annotations
@@ -71,6 +74,8 @@ class AttachTransport:
         self._raw = bytearray()
         self._stdout = bytearray()
         self.stderr_tail = bytearray()
+        self.stderr_bytes = 0
+        """Everything the container wrote to stderr so far (only the tail is kept)."""
         self._eof = False
 
     def write_all(self, data: bytes, deadline: float) -> None:
@@ -96,6 +101,7 @@ class AttachTransport:
             if kind == 1:
                 self._stdout.extend(payload)
             elif kind == 2:
+                self.stderr_bytes += len(payload)
                 self.stderr_tail.extend(payload)
                 if len(self.stderr_tail) > STDERR_TAIL:
                     del self.stderr_tail[: len(self.stderr_tail) - STDERR_TAIL]
@@ -324,7 +330,9 @@ class DockerLauncher(Launcher):
             # has answered, its process is the one /proc shows, so the check is not racing
             # the container's start.
             channel = running.channel
-            setup = {"id": 0, "op": "setup", "args": {"namespaces": False, "log_fd": 2}}
+            setup = {"id": 0, "op": "setup",
+                     "args": {"namespaces": False, "log_fd": 2,
+                              "output_cap": limits.output_bytes}}
             stage_value(channel.request(setup, deadline, decode=False), "unshared")
             stage_value(channel.receive(0, deadline), "ready")
             running.isolation = _isolation_from_inspect(api.inspect_container(cid))

@@ -21,7 +21,12 @@ Why these choices (measured on the development machine, see ARCHITECTURE.md "San
   the standard library only (as the Docker image does);
 - the host does not believe the worker's account of its isolation: every feature in the
   evidence is read back from ``/proc/PID`` of the sandboxed process before any candidate
-  code runs.
+  code runs;
+- the candidate's stdout and stderr go to a log file under RLIMIT_FSIZE; the worker's
+  Python streams forward at most ``Limits.output_bytes`` of it (``output_cap``), so a
+  chatty ``print`` never meets that limit, while a direct ``os.write`` still does;
+- ``/sandbox`` (read-only) holds the worker, the interleaving explorer beside it and the
+  candidate, so an ``explore`` request finds the explorer inside the private root too.
 """
 
 from __future__ import annotations
@@ -486,6 +491,7 @@ class ProcessLauncher(Launcher):
             "gid": SANDBOX_GID,
             "tmp_bytes": limits.tmp_bytes,
             "log_fd": 2,
+            "output_cap": limits.output_bytes,
             "workdir": str(staged.root / "work"),
             "rlimits": {
                 "CPU": [limits.cpu_seconds, limits.cpu_seconds + 1],

@@ -12,7 +12,11 @@ digest goes into every receipt), starts a worker through a backend, and then ans
 - every frame is checked (``forge/_channel.py``); a malformed, oversize or unrequested frame
   makes that call a ``protocol_error``, kills the sandbox and marks the session ``tainted``:
   a tainted run must be judged a failure, never a pass;
-- each sandbox start ends in a ``RunReceipt`` written here, on the host.
+- each sandbox start ends in a ``RunReceipt`` written here, on the host;
+- ``explore`` runs the deterministic interleaving explorer inside the sandbox (the worker
+  loads the staged copy of ``forge/_explore.py``) and returns its runs in batches; its
+  request deadline is the exploration's own budget plus the call time limit, and every
+  answer is validated against the request before anything of it is believed.
 
 ``open_sandbox(kind, ...)`` chooses the backend: ``docker`` (an engine and the image must be
 there, else ``SandboxUnavailable``; never a silent fallback), ``process``, or ``auto``
@@ -38,12 +42,15 @@ from derivative.forge._channel import (
     ChannelClosed,
     ChannelError,
     ChannelTimeout,
+    ExploreBatch,
     FrameChannel,
     InstanceRef,
     ProtocolError,
     RaisedError,
     Transcript,
     encode_args,
+    encode_explore_args,
+    parse_explore_batch,
 )
 from derivative.forge._receipts import (
     Ending,
@@ -59,6 +66,12 @@ CallStatus = Literal[
 ]
 
 WORKER_SOURCE = Path(__file__).with_name("_worker.py")
+EXPLORER_SOURCE = Path(__file__).with_name("_explore.py")
+EXPLORER_NAME = "explorer.py"
+"""The explorer's name beside ``worker.py`` (``_worker.EXPLORER_FILE``): outside the
+candidate's folder, so no candidate file can take its place."""
+MAX_EXPLORE_CALLS = 16
+MAX_EXPLORE_SETUP = 16
 MAX_CANDIDATE_BYTES = 64 << 20
 MAX_CANDIDATE_FILES = 10_000
 SKIPPED_DIRS = frozenset({"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache"})
@@ -90,6 +103,13 @@ class Limits:
     """Size of the private tmpfs ``/tmp``."""
     max_restarts: int = 16
     """Fresh sandboxes a session may start after timeouts and crashes."""
+    output_bytes: int = 1 << 20
+    """What the candidate's ``sys.stdout`` and ``sys.stderr`` forward, together; the rest
+    is dropped (and counted in the log) instead of failing the candidate's prints."""
+    explore_timeout: float = 30.0
+    """Seconds one interleaving exploration may take inside the sandbox."""
+    explore_batch: int = 64
+    """Explored schedules per answer at most (fewer when their traces are large)."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +139,8 @@ class CallResult:
 class Staged:
     """A private copy of the candidate, laid out for the sandbox.
 
-    ``root`` holds ``sandbox/worker.py`` and ``sandbox/candidate/...`` (everything
+    ``root`` holds ``sandbox/worker.py``, ``sandbox/explorer.py`` (the interleaving
+    explorer, loaded only when asked) and ``sandbox/candidate/...`` (everything
     world-readable, nothing writable by the sandbox's id) and an empty ``root/`` that the
     process backend uses as the mount point of the sandbox's own root file system.
     """
@@ -140,6 +161,10 @@ class Staged:
     @property
     def worker(self) -> Path:
         return self.root / "sandbox" / "worker.py"
+
+    @property
+    def explorer(self) -> Path:
+        return self.root / "sandbox" / EXPLORER_NAME
 
 
 def _module_name_ok(name: str) -> bool:
@@ -167,6 +192,7 @@ def stage_candidate(path: str | os.PathLike[str], module: str | None = None) -> 
         (root / "work").mkdir()
         os.chmod(root / "work", 0o1777)
         shutil.copyfile(WORKER_SOURCE, sandbox / "worker.py")
+        shutil.copyfile(EXPLORER_SOURCE, sandbox / EXPLORER_NAME)
         if source.is_file():
             if source.suffix != ".py":
                 raise UsageError(f"candidate {source} is not a .py file")
@@ -267,6 +293,20 @@ class Launcher(ABC):
 
 
 @dataclass
+class _Exploring:
+    """The search in progress in the current sandbox (its worker holds the generator)."""
+
+    generation: int
+    setup: int
+    calls: int
+    batch: int
+    limit: int
+    ends: float
+    """``time.monotonic()`` when the exploration's own budget runs out."""
+    seen: int = 0
+
+
+@dataclass
 class _Current:
     running: Running
     run_id: str
@@ -297,6 +337,7 @@ class Sandbox:
     _closed: bool = False
     _last_isolation: tuple[str, ...] = ()
     _last_image: str | None = None
+    _exploring: _Exploring | None = None
 
     # ------------------------------------------------------------------ properties
 
@@ -444,8 +485,14 @@ class Sandbox:
         return None
 
     def _request(
-        self, message: dict[str, Any], *, count: bool = True, decode: bool = True
+        self,
+        message: dict[str, Any],
+        *,
+        count: bool = True,
+        decode: bool = True,
+        timeout: float | None = None,
     ) -> CallResult:
+        """One request; ``timeout`` replaces the call time limit (an exploration's)."""
         current = self._current
         assert current is not None and self._run_deadline is not None
         rid = self._next_id
@@ -454,7 +501,8 @@ class Sandbox:
             current.calls += 1
         started = time.monotonic()
         run_left = self._run_deadline - started
-        deadline = started + min(self.limits.call_timeout, max(run_left, 0.0))
+        limit = self.limits.call_timeout if timeout is None else timeout
+        deadline = started + min(limit, max(run_left, 0.0))
         channel = current.running.channel
         try:
             if channel.unexpected_input():
@@ -531,6 +579,109 @@ class Sandbox:
             {"op": "method", "target": name, "instance": instance.handle,
              "args": encode_args(args)}
         )
+
+    # ------------------------------------------------------------------ exploration
+
+    def explore(
+        self,
+        system: str,
+        setup: Sequence[tuple[str, Sequence[object]]],
+        calls: Sequence[tuple[str, Sequence[object]]],
+        *,
+        limit: int,
+        timeout: float | None = None,
+        batch: int | None = None,
+    ) -> CallResult:
+        """Explore interleavings of ``calls`` on fresh instances of ``system``, inside the
+        sandbox; on success ``value`` is the first ``ExploreBatch``.
+
+        Each schedule: a fresh instance, the ``setup`` calls ``(op, args)`` in order, then
+        one thread per call; a ``SetupRef(i)`` argument (top level) is set-up call
+        ``i``'s result.  At most ``limit`` schedules in all, for at most ``timeout``
+        seconds (``Limits.explore_timeout``); ``explore_next`` brings the next batch
+        while the last one said ``more``.  The request may take the exploration's
+        budget plus the call time limit; past that the sandbox is killed like any call
+        that overran.  Bad arguments raise ``ValueError``/``TypeError`` before anything
+        is sent.
+        """
+        if not 1 <= len(calls) <= MAX_EXPLORE_CALLS:
+            raise ValueError(f"explore needs 1 to {MAX_EXPLORE_CALLS} concurrent calls")
+        if len(setup) > MAX_EXPLORE_SETUP:
+            raise ValueError(f"explore takes at most {MAX_EXPLORE_SETUP} set-up calls")
+        if limit < 1:
+            raise ValueError("explore needs a limit of at least one schedule")
+        budget = self.limits.explore_timeout if timeout is None else float(timeout)
+        if not 0 < budget <= 3600:
+            raise ValueError("the exploration's timeout must be in (0, 3600] seconds")
+        size = min(max(int(batch or self.limits.explore_batch), 1), 500)
+        args = {
+            "setup": [[op, encode_explore_args(a, i)] for i, (op, a) in enumerate(setup)],
+            "calls": [[op, encode_explore_args(a, len(setup))] for op, a in calls],
+            "limit": int(limit),
+            "timeout": budget,
+            "batch": size,
+        }
+        self._exploring = None
+        problem = self._ensure_running()
+        if problem is not None:
+            return problem
+        assert self._current is not None
+        exploring = _Exploring(self._current.generation, len(setup), len(calls), size,
+                               int(limit), time.monotonic() + budget)
+        result = self._request({"op": "explore", "target": system, "args": args},
+                               decode=False, timeout=budget + self.limits.call_timeout)
+        return self._explore_answer(result, exploring)
+
+    def explore_next(self) -> CallResult:
+        """The next batch of the exploration in progress (after one that said ``more``)."""
+        exploring = self._exploring
+        if exploring is None:
+            return CallResult("error", detail="no exploration in progress")
+        self._exploring = None
+        if self._current is None or self._current.generation != exploring.generation:
+            return CallResult("stale_instance",
+                              detail="the exploration belonged to a sandbox that has been "
+                              "replaced")
+        problem = self._ensure_running()
+        if problem is not None:
+            return problem
+        left = max(exploring.ends - time.monotonic(), 0.0)
+        result = self._request({"op": "explore_next"}, decode=False,
+                               timeout=left + self.limits.call_timeout)
+        return self._explore_answer(result, exploring)
+
+    def explore_close(self) -> None:
+        """Discard the exploration in progress (its threads in the worker end)."""
+        exploring, self._exploring = self._exploring, None
+        current = self._current
+        if exploring is None or current is None or current.generation != exploring.generation:
+            return
+        result = self._request({"op": "explore_close"}, count=False, decode=False)
+        if result.ok and not (
+            isinstance(result.value, dict)
+            and set(result.value) == {"closed"}
+            and type(result.value["closed"]) is bool
+        ):
+            self._violation("explore_close was not answered as asked")
+
+    def _explore_answer(self, result: CallResult, exploring: _Exploring) -> CallResult:
+        if not result.ok:
+            return result
+        try:
+            batch: ExploreBatch = parse_explore_batch(
+                result.value, setup=exploring.setup, calls=exploring.calls,
+                batch=exploring.batch,
+            )
+        except ProtocolError as exc:
+            return self._violation(f"explore answer: {exc}")
+        exploring.seen += len(batch.runs)
+        if exploring.seen > exploring.limit:
+            return self._violation(
+                f"explore answer: {exploring.seen} schedules for a limit of {exploring.limit}"
+            )
+        if batch.more:
+            self._exploring = exploring
+        return CallResult("returned", value=batch, elapsed=result.elapsed)
 
     def _violation(self, reason: str) -> CallResult:
         if self._current is not None:

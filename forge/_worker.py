@@ -27,6 +27,18 @@ Why it is built the way it is:
   with ``pivot_root(2)``, an empty tmpfs ``/tmp``, an unprivileged id, no capabilities,
   ``no_new_privs`` and resource limits.  The host verifies the outcome independently from
   ``/proc``; what the worker reports is only a cross-check.
+- **The candidate's output is bounded in the interpreter.**  ``sys.stdout`` and
+  ``sys.stderr`` become writers that forward at most ``OUTPUT_CAP`` bytes in all (the
+  ``output_cap`` of the set-up) and then drop the rest silently, counting it; a notice in
+  the log says when that began.  A chatty but correct candidate therefore neither meets
+  RLIMIT_FSIZE on the log (``print`` raising ``OSError``) nor pushes a gigabyte through
+  Docker's attach stream.  The fd-level limits stay as they were: a candidate that
+  writes to the descriptors itself still meets them.
+- **Interleavings are explored here, beside the candidate** (``explore``): the host's
+  deterministic explorer (``forge/_explore.py``, staged beside this file) is loaded by
+  path, and only when an ``explore`` request arrives, so ordinary runs never pay for it
+  and no module of the candidate can stand in for it.  The worker only runs schedules
+  and reports what each thread got; the host judges the invariant.
 
 Protocol (one request at a time; every response echoes the request's ``id``)::
 
@@ -42,6 +54,18 @@ Protocol (one request at a time; every response echoes the request's ``id``)::
     -> {"id": n, "op": "method", "target": METHOD, "instance": H, "args": [...]}
     <- {"id": n, "ok": true, "value": V} | {"id": n, "ok": false, "exc": {"mro", "message",
                                                                         "phase"}}
+    -> {"id": n, "op": "explore", "target": SYSTEM, "args": {"setup": [[OP, [ARGS]], ...],
+        "calls": [[OP, [ARGS]], ...], "limit": N, "timeout": SECONDS, "batch": K}}
+    -> {"id": n, "op": "explore_next"}      more runs of the same search
+    -> {"id": n, "op": "explore_close"}     discard it (a new explore does too)
+    <- {"id": n, "ok": true, "value": {"runs": [RUN, ...], "more": bool}}
+       RUN = {"schedule": text, "setup": [OUTCOME...], "outcomes": [OUTCOME...],
+              "trace": text, "deadlock": bool};  OUTCOME = {"ok": true, "value": V} |
+              {"ok": false, "exc": {...}}; an argument {"$ref": i} is set-up call i's result
+
+Each explored schedule gets a fresh instance of SYSTEM (no-argument constructor), the
+set-up calls in order, then one thread per call.  If the constructor fails, ``setup`` holds
+that one failure and every call's outcome is it too.
 
 Values: JSON scalars, arrays for lists, and tagged objects ``{"$date": "YYYY-MM-DD"}``,
 ``{"$enum": [Enum, member]}``, ``{"$frac": "p/q"}``, ``{"$float": "nan"|"inf"|"-inf"}``,
@@ -57,6 +81,7 @@ from __future__ import annotations
 import enum
 import errno
 import importlib
+import io
 import json
 import math
 import os
@@ -78,6 +103,37 @@ MAX_TEXT = 2000
 """Longest exception message or repr sent back (longer ones are cut)."""
 
 PHASES = ("lookup", "decode", "call", "encode", "load", "protocol")
+
+OUTPUT_CAP = 1 << 20
+"""Bytes of the candidate's ``sys.stdout`` and ``sys.stderr`` output, together, that are
+forwarded to the log by default; the set-up's ``output_cap`` overrides it."""
+
+EXPLORER_FILE = "explorer.py"
+"""The interleaving explorer, staged beside the worker (in the parent of the candidate's
+folder, outside ``sys.path``), loaded by path under ``EXPLORER_MODULE``."""
+
+EXPLORER_MODULE = "_derivative_sandbox_explorer"
+
+MAX_EXPLORE_CALLS = 16
+"""Threads (concurrent calls) of one exploration at most."""
+
+MAX_EXPLORE_SETUP = 16
+"""Set-up calls of one exploration at most."""
+
+MAX_EXPLORE_BATCH = 500
+"""Runs in one explore answer at most."""
+
+EXPLORE_BATCH_BYTES = 512 << 10
+"""An explore answer takes no more runs once it reaches this size; with one run below
+256 KiB (see ``OUTCOME_CAP``) the frame stays below ``MAX_FRAME``."""
+
+OUTCOME_CAP = 8 << 10
+"""Largest encoded outcome of an explored call; a larger one is replaced by an error.
+With at most 32 outcomes per run, one run stays well below 256 KiB."""
+
+TRACE_LINES = 60
+TRACE_CHARS = 4000
+SCHEDULE_CHARS = 2000
 
 # --------------------------------------------------------------------------- the channel
 
@@ -304,7 +360,331 @@ def _synthetic(name: str, base: str, message: str, phase: str) -> dict[str, Any]
             "phase": phase}
 
 
+# --------------------------------------------------------------------------- output
+
+
+class OutputBudget:
+    """The bytes the candidate's streams may still forward, shared by stdout and stderr.
+
+    Once it is spent, writes are dropped (and counted) instead of failing: a correct
+    candidate that prints a lot must not see ``OSError`` from ``print`` because the log
+    reached RLIMIT_FSIZE, and must not flood Docker's attach stream.  No lock: threads
+    may overshoot the cap by a write or so, which costs nothing.
+    """
+
+    def __init__(self, cap: int, notice_fd: int) -> None:
+        self.cap = max(int(cap), 0)
+        self.left = self.cap
+        self.dropped = 0
+        self.notice_fd = notice_fd
+        self.noticed = False
+        self.next_report = 1 << 20
+        """The running count goes to the log each time it doubles (a few lines in all)."""
+
+    def write(self, fd: int, data: bytes, dropped: int = 0) -> None:
+        """Forward what the budget allows of ``data``; ``dropped`` more bytes were never
+        encoded (the budget was already spent)."""
+        take = min(len(data), max(self.left, 0))
+        self.left -= take
+        if take:
+            view = memoryview(data)[:take]
+            try:
+                while view:
+                    view = view[os.write(fd, view):]
+            except OSError:  # EFBIG, EPIPE, ...: the descriptor's own limits decide
+                self.dropped += len(view)
+        if take < len(data) or dropped:
+            self.dropped += len(data) - take + dropped
+            if not self.noticed:
+                self.noticed = True
+                self.notice(f"candidate output beyond {self.cap} bytes is dropped")
+            if self.dropped >= self.next_report:
+                while self.next_report <= self.dropped:
+                    self.next_report *= 2
+                self.notice(f"{self.dropped} bytes of candidate output dropped so far")
+
+    def notice(self, text: str) -> None:
+        """A line of the worker's own in the log, outside the budget."""
+        try:
+            os.write(self.notice_fd, f"\n[derivative sandbox] {text}\n".encode("ascii"))
+        except OSError:  # contextlib is not loaded at start-up: no suppress()
+            return
+
+
+class BoundedBytes(io.RawIOBase):
+    """``sys.stdout.buffer``: bytes written through the shared budget."""
+
+    def __init__(self, fd: int, budget: OutputBudget) -> None:
+        super().__init__()
+        self._fd = fd
+        self._budget = budget
+
+    def write(self, data: Any) -> int:
+        if self.closed:
+            raise ValueError("I/O operation on closed file.")
+        raw = bytes(memoryview(data))
+        self._budget.write(self._fd, raw)
+        return len(raw)
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return False
+
+
+class BoundedText(io.TextIOBase):
+    """``sys.stdout`` / ``sys.stderr``: text encoded as UTF-8 and written unbuffered
+    through the shared budget (nothing is lost when the sandbox is killed)."""
+
+    encoding = "utf-8"
+    errors = "backslashreplace"
+    line_buffering = False
+    write_through = True
+
+    def __init__(self, fd: int, budget: OutputBudget, name: str) -> None:
+        super().__init__()
+        self._fd = fd
+        self._budget = budget
+        self._name = name
+        self.buffer = BoundedBytes(fd, budget)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def write(self, text: Any) -> int:
+        if self.closed:
+            raise ValueError("I/O operation on closed file.")
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        budget = self._budget
+        if budget.left <= 0 and text.isascii():  # spent: count it without copying it
+            budget.write(self._fd, b"", dropped=len(text))
+        else:
+            budget.write(self._fd, text.encode("utf-8", "backslashreplace"))
+        return len(text)
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return False
+
+    def reconfigure(self, **_: Any) -> None:
+        """Accepted and ignored (the encoding is fixed)."""
+
+
+OUTPUT: OutputBudget | None = None
+"""The budget of the streams installed by ``_redirect_output``."""
+
+
 # --------------------------------------------------------------------------- requests
+
+
+# --------------------------------------------------------------------------- exploration
+
+
+class _Slot:
+    """An argument that stands for set-up call ``index``'s result (``{"$ref": i}``)."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+class _Broken:
+    """What a thread body returns when its call cannot be made (the constructor or an
+    argument failed); reported as the failure ``info``."""
+
+    __slots__ = ("info",)
+
+    def __init__(self, info: dict[str, Any]) -> None:
+        self.info = info
+
+
+def _templates(raw: Any, refs_below: int, candidate: Candidate) -> list[Any]:
+    """Arguments of one explored call: ``$ref`` slots (top level only) and raw values,
+    each decoded once now so that a bad one fails the request, not a schedule."""
+    if not isinstance(raw, list):
+        raise DecodeError("arguments must be a list")
+    out: list[Any] = []
+    for arg in raw:
+        if type(arg) is dict and list(arg) == ["$ref"]:
+            index = arg["$ref"]
+            if type(index) is not int or not 0 <= index < refs_below:
+                raise DecodeError(f"unknown $ref {index!r:.40}")
+            out.append(_Slot(index))
+        else:
+            decode(arg, candidate)
+            out.append(arg)
+    return out
+
+
+def _calls(raw: Any, most: int, candidate: Candidate,
+           refs: int | None) -> list[tuple[str, list[Any]]]:
+    """``[[op, [args]], ...]`` checked and decoded; ``$ref`` may name the first ``refs``
+    set-up calls (None: a set-up call may name the set-up calls before it)."""
+    if not isinstance(raw, list) or len(raw) > most:
+        raise DecodeError(f"expected a list of at most {most} calls")
+    out: list[tuple[str, list[Any]]] = []
+    for item in raw:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)):
+            raise DecodeError("a call must be [operation, [arguments]]")
+        out.append((item[0], _templates(item[1], len(out) if refs is None else refs,
+                                        candidate)))
+    return out
+
+
+def _cut(text: str, chars: int, lines: int | None = None) -> str:
+    if lines is not None:
+        rows = text.splitlines()
+        if len(rows) > lines:
+            text = "\n".join([*rows[: lines - 1], f"... {len(rows) - lines + 1} lines left out"])
+    return text if len(text) <= chars else text[: chars - 3] + "..."
+
+
+def _sized(outcome: dict[str, Any]) -> dict[str, Any]:
+    """``outcome`` if its JSON fits ``OUTCOME_CAP``, else an error that does."""
+    try:
+        size = len(json.dumps(outcome, ensure_ascii=True, allow_nan=False,
+                              separators=(",", ":")))
+    except BaseException as exc:
+        return {"ok": False, "exc": exception_info(exc, "encode")}
+    if size <= OUTCOME_CAP:
+        return outcome
+    return {"ok": False, "exc": _synthetic(
+        "SandboxResultTooLarge", "ValueError",
+        f"the outcome was {size} bytes; the cap for an explored call is {OUTCOME_CAP}",
+        "encode")}
+
+
+def _returned(value: Any) -> dict[str, Any]:
+    try:
+        return _sized({"ok": True, "value": encode(value)})
+    except BaseException as exc:
+        return _sized({"ok": False, "exc": exception_info(exc, "encode")})
+
+
+class Exploration:
+    """One search of the explorer in progress: the plan, the per-schedule state, and the
+    generator of runs (``forge/_explore.py``'s ``runs``)."""
+
+    def __init__(self, candidate: Candidate, cls: Any, setup: list[tuple[str, list[Any]]],
+                 calls: list[tuple[str, list[Any]]], batch: int) -> None:
+        self.candidate = candidate
+        self.cls = cls
+        self.setup = setup
+        self.calls = calls
+        self.batch = batch
+        self.runs: Any = None
+        self.setup_out: list[dict[str, Any]] = []
+        self.args: list[Any] = []
+
+    def _materialise(self, templates: list[Any], results: list[Any]) -> list[Any]:
+        return [results[t.index] if isinstance(t, _Slot) else decode(t, self.candidate)
+                for t in templates]
+
+    def fresh(self) -> Any:
+        """A fresh instance with the set-up calls made (the explorer's ``setup``); runs
+        in the worker's main thread, before the schedule's threads start."""
+        try:
+            obj = self.cls()
+        except BaseException as exc:
+            info = exception_info(exc, "call")
+            self.setup_out = [{"ok": False, "exc": info}]
+            self.args = [_Broken(info) for _ in self.calls]
+            return _Broken(info)
+        outcomes: list[dict[str, Any]] = []
+        results: list[Any] = []
+        for op, templates in self.setup:
+            try:
+                args = self._materialise(templates, results)
+            except BaseException as exc:
+                outcomes.append({"ok": False, "exc": _synthetic(
+                    "SandboxDecodeError", "ValueError", str(exc), "decode")})
+                results.append(None)
+                continue
+            try:
+                value = getattr(obj, op)(*args)
+            except BaseException as exc:
+                outcomes.append({"ok": False, "exc": exception_info(exc, "call")})
+                results.append(None)
+                continue
+            outcomes.append(_returned(value))
+            results.append(value)
+        self.setup_out = outcomes
+        self.args = []
+        for _, templates in self.calls:
+            try:
+                self.args.append(self._materialise(templates, results))
+            except BaseException as exc:
+                self.args.append(_Broken(_synthetic("SandboxDecodeError", "ValueError",
+                                                    str(exc), "decode")))
+        return obj
+
+    def body(self, index: int) -> Callable[[Any], Any]:
+        """Thread ``index``'s body: its call on the schedule's instance.  Exceptions are
+        left to the explorer, which records them (and unwinds a stopped run)."""
+        op = self.calls[index][0]
+
+        def run(obj: Any) -> Any:
+            if isinstance(obj, _Broken):
+                return obj
+            args = self.args[index]
+            if isinstance(args, _Broken):
+                return args
+            return getattr(obj, op)(*args)
+
+        return run
+
+    def encode_run(self, run: Any) -> dict[str, Any]:
+        outcomes: list[dict[str, Any]] = []
+        for result in run.results:
+            status = str(result.status)
+            if status == "returned":
+                value = result.value
+                outcomes.append(_sized({"ok": False, "exc": value.info})
+                                if isinstance(value, _Broken) else _returned(value))
+            elif status == "raised" and result.error is not None:
+                outcomes.append(_sized({"ok": False,
+                                        "exc": exception_info(result.error, "call")}))
+            else:  # deadlocked / aborted: the thread never finished
+                name = "Thread" + status.capitalize()
+                outcomes.append({"ok": False, "exc": _synthetic(name, "RuntimeError", status,
+                                                                "call")})
+        try:
+            schedule = _cut(str(run.summary()), SCHEDULE_CHARS)
+        except BaseException as exc:
+            schedule = f"<schedule unavailable: {type(exc).__name__}>"
+        try:
+            trace = _cut(str(run.trace_text(max_lines=TRACE_LINES)), TRACE_CHARS,
+                         TRACE_LINES + MAX_EXPLORE_CALLS + 4)
+        except BaseException as exc:
+            trace = f"<trace unavailable: {type(exc).__name__}>"
+        return {"schedule": schedule, "setup": [_sized(o) for o in self.setup_out],
+                "outcomes": outcomes, "trace": trace, "deadlock": bool(run.deadlock)}
+
+    def close(self) -> None:
+        runs, self.runs = self.runs, None
+        if runs is not None:
+            try:
+                runs.close()  # the explorer's own clean-up (its threads, its monitor)
+            except BaseException:
+                return
+
+
+def _number(value: Any, what: str, low: float, high: float) -> float:
+    if type(value) not in (int, float) or not low <= value <= high:
+        raise DecodeError(f"{what} must be a number in [{low:g}, {high:g}]")
+    return float(value)
 
 
 class Worker:
@@ -315,6 +695,8 @@ class Worker:
         self.candidate_dir = candidate_dir
         self.module_name = module
         self.candidate: Candidate | None = None
+        self.exploration: Exploration | None = None
+        self.explorer: Any = None
 
     def reply(self, rid: Any, value: Any) -> None:
         self.channel.send({"id": rid, "ok": True, "value": value})
@@ -388,8 +770,139 @@ class Worker:
             return
         self.reply(rid, encoded)
 
+    # ------------------------------------------------------------------ exploration
+
+    def load_explorer(self) -> Any:
+        """The explorer module, loaded by path from beside the candidate's folder.
+
+        Not imported by name: the candidate's folder is first on ``sys.path`` and
+        ``sys.modules`` is the candidate's to change, so neither is consulted."""
+        if self.explorer is None:
+            import importlib.util
+
+            folder = os.path.dirname(os.path.abspath(self.candidate_dir))
+            path = os.path.join(folder, EXPLORER_FILE)
+            spec = importlib.util.spec_from_file_location(EXPLORER_MODULE, path)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load the explorer from {path}")
+            module = importlib.util.module_from_spec(spec)
+            # registered while it runs: its dataclasses look their module up there
+            sys.modules[EXPLORER_MODULE] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                sys.modules.pop(EXPLORER_MODULE, None)
+                raise
+            self.explorer = module
+        return self.explorer
+
+    def close_exploration(self) -> bool:
+        exploration, self.exploration = self.exploration, None
+        if exploration is None:
+            return False
+        exploration.close()
+        return True
+
+    def explore(self, rid: Any, request: dict[str, Any]) -> None:
+        """Start a search (discarding any other) and answer with its first runs."""
+        self.close_exploration()
+        candidate = self.candidate
+        if candidate is None:
+            self.fail(rid, _synthetic("SandboxNotLoaded", "RuntimeError",
+                                      "no candidate loaded", "lookup"))
+            return
+        args = request.get("args")
+        try:
+            if not isinstance(args, dict):
+                raise DecodeError("explore arguments must be an object")
+            setup = _calls(args.get("setup"), MAX_EXPLORE_SETUP, candidate, None)
+            calls = _calls(args.get("calls"), MAX_EXPLORE_CALLS, candidate, len(setup))
+            if not calls:
+                raise DecodeError("at least one concurrent call is needed")
+            limit = int(_number(args.get("limit"), "limit", 1, 1_000_000))
+            timeout = _number(args.get("timeout"), "timeout", 0.001, 3600)
+            batch = int(_number(args.get("batch"), "batch", 1, MAX_EXPLORE_BATCH))
+        except DecodeError as exc:
+            self.fail(rid, _synthetic("SandboxDecodeError", "ValueError", str(exc), "decode"))
+            return
+        target = str(request.get("target"))
+        try:
+            cls = candidate.resolve(target)
+            if not isinstance(cls, type):
+                raise LookupError(f"{target} is not a class")
+        except BaseException as exc:
+            self.fail(rid, _synthetic("SandboxLookupError", "LookupError", str(exc), "lookup")
+                      if isinstance(exc, LookupError) else exception_info(exc, "lookup"))
+            return
+        try:
+            explorer = self.load_explorer()
+        except BaseException as exc:
+            self.fail(rid, _synthetic("SandboxExplorerUnavailable", "ImportError",
+                                      f"{type(exc).__name__}: {exc}", "lookup"))
+            return
+        exploration = Exploration(candidate, cls, setup, calls, batch)
+        folder = os.path.abspath(self.candidate_dir) + os.sep
+
+        def trace_filter(filename: str) -> bool:
+            # scheduling points in the candidate's own files only: the worker's glue
+            # and the standard library run atomically
+            return (bool(filename) and not filename.startswith("<")
+                    and os.path.abspath(filename).startswith(folder))
+
+        exploration.runs = explorer.runs(
+            exploration.fresh,
+            [exploration.body(i) for i in range(len(calls))],
+            max_schedules=limit,
+            max_preemptions=2,
+            timeout=timeout,
+            trace_filter=trace_filter,
+            names=[f"thread {i + 1}" for i in range(len(calls))],
+            modules=[candidate.module],
+        )
+        self.exploration = exploration
+        self.explore_batch(rid)
+
+    def explore_batch(self, rid: Any) -> None:
+        """The next runs of the search in progress: up to its batch size, and no more
+        than ``EXPLORE_BATCH_BYTES`` (one run always fits)."""
+        exploration = self.exploration
+        if exploration is None or exploration.runs is None:
+            self.fail(rid, _synthetic("SandboxProtocolError", "ValueError",
+                                      "no exploration in progress", "protocol"))
+            return
+        runs: list[dict[str, Any]] = []
+        size = 0
+        more = True
+        try:
+            while len(runs) < exploration.batch and size < EXPLORE_BATCH_BYTES:
+                try:
+                    run = next(exploration.runs)
+                except StopIteration:
+                    more = False
+                    break
+                entry = exploration.encode_run(run)
+                size += len(json.dumps(entry, ensure_ascii=True, allow_nan=False,
+                                       separators=(",", ":")))
+                runs.append(entry)
+                if run.exhausted:
+                    more = False
+                    break
+        except BaseException as exc:
+            self.close_exploration()
+            self.fail(rid, exception_info(exc, "protocol"))
+            return
+        if not more:
+            self.close_exploration()
+        self.reply(rid, {"runs": runs, "more": more})
+
     def serve(self) -> int:
         """Answer requests until the host closes the channel."""
+        try:
+            return self._serve()
+        finally:
+            self.close_exploration()
+
+    def _serve(self) -> int:
         while True:
             try:
                 request = self.channel.read()
@@ -405,6 +918,12 @@ class Worker:
                 self.load(rid, request)
             elif op in ("call", "new_instance", "method"):
                 self.invoke(rid, request)
+            elif op == "explore":
+                self.explore(rid, request)
+            elif op == "explore_next":
+                self.explore_batch(rid)
+            elif op == "explore_close":
+                self.reply(rid, {"closed": self.close_exploration()})
             else:
                 self.fail(rid, _synthetic("SandboxProtocolError", "ValueError",
                                           f"unknown op {op!r}", "protocol"))
@@ -633,8 +1152,10 @@ def _apply_rlimits(limits: dict[str, Any]) -> list[str]:
     return done
 
 
-def _redirect_output(log_fd: int | None) -> None:
-    """Point fds 0, 1, 2 away from the channel: stdin empty, prints to the log or nowhere."""
+def _redirect_output(log_fd: int | None, cap: int = OUTPUT_CAP) -> None:
+    """Point fds 0, 1, 2 away from the channel: stdin empty, prints to the log or nowhere;
+    the Python streams (``__stdout__`` and ``__stderr__`` too) forward ``cap`` bytes."""
+    global OUTPUT
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
     target = log_fd if log_fd is not None else null
@@ -642,8 +1163,9 @@ def _redirect_output(log_fd: int | None) -> None:
     os.dup2(target, 2)
     if null > 2:
         os.close(null)
-    sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115 - lives as long as the process
-    sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+    OUTPUT = OutputBudget(cap, 2)
+    sys.stdout = sys.__stdout__ = BoundedText(1, OUTPUT, "<stdout>")  # type: ignore[misc,assignment]
+    sys.stderr = sys.__stderr__ = BoundedText(2, OUTPUT, "<stderr>")  # type: ignore[misc,assignment]
 
 
 def setup(worker: Worker, request: dict[str, Any]) -> int | None:
@@ -727,7 +1249,9 @@ def setup(worker: Worker, request: dict[str, Any]) -> int | None:
     os.umask(0o077)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     log_fd = cfg.get("log_fd")
-    _redirect_output(int(log_fd) if isinstance(log_fd, int) else None)
+    cap = cfg.get("output_cap")
+    _redirect_output(int(log_fd) if isinstance(log_fd, int) else None,
+                     cap if type(cap) is int and cap >= 0 else OUTPUT_CAP)
     done.extend(_drop_privileges(libc, cfg, user_ns))
     done.extend(_apply_rlimits(cfg.get("rlimits") or {}))
     worker.reply(rid, {"stage": "ready", "isolation": done, "errors": errors,
@@ -776,7 +1300,10 @@ def main(argv: list[str]) -> int:
         worker.fail(first.get("id"), _synthetic("SandboxProtocolError", "ValueError",
                                                 "expected setup or load", "protocol"))
         return 3
-    return worker.serve()
+    code = worker.serve()
+    if OUTPUT is not None and OUTPUT.dropped:
+        OUTPUT.notice(f"{OUTPUT.dropped} bytes of candidate output were dropped")
+    return code
 
 
 if __name__ == "__main__":
