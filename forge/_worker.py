@@ -78,6 +78,7 @@ member name as ``str``.
 
 from __future__ import annotations
 
+import builtins as _builtins
 import enum
 import errno
 import importlib
@@ -135,6 +136,82 @@ TRACE_LINES = 60
 TRACE_CHARS = 4000
 SCHEDULE_CHARS = 2000
 
+# --------------------------------------------------------------------------- pins
+#
+# The candidate shares this interpreter.  Under a policy that refuses nothing it can
+# rebind attributes of modules everybody shares (``json.dumps``, ``os.write``,
+# ``builtins.len``) or of this module (``sys.modules["__main__"].encode``) so that a
+# wrong answer would cross the channel as a right one.  Everything on the path from a
+# result to the frame is therefore bound here, before any candidate code runs: the
+# built-in functions are copied into this module's globals (a global name is found
+# before a built-in one), the few module functions the path calls are held as
+# private names, JSON is written by a C encoder object made here and read by a
+# decoder instance made here, and ``__main__`` is replaced by an empty module before
+# the candidate is imported (``hide_worker``).  What remains possible (walking the
+# heap to find and mutate these very objects) is refused by the default policy; the
+# host never trusts a frame beyond its shape in any case.
+
+globals().update({k: v for k, v in vars(_builtins).items() if not k.startswith("__")})
+
+_os_read = os.read
+_os_write = os.write
+_isnan = math.isnan
+_isinf = math.isinf
+_Enum = enum.Enum
+_modules_get = sys.modules.get
+_json_decoder = json.JSONDecoder()
+_raw_decode = _json_decoder.raw_decode
+
+
+def _reject_unencodable(value: Any) -> Any:
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def _make_writer() -> Callable[[Any], str]:
+    """Compact ASCII JSON from a C encoder object bound now (``json.dumps`` looks its
+    encoder up again at every call, so it would follow a rebinding)."""
+    try:
+        from _json import encode_basestring_ascii as c_escape
+        from _json import make_encoder as c_make_encoder
+
+        encoder = c_make_encoder(None, _reject_unencodable, c_escape, None, ":", ",",
+                                 False, False, False)
+        join = "".join
+
+        def write(value: Any) -> str:
+            return join(encoder(value, 0))
+
+        write({"probe": [1, 2.5, "x", True, None]})
+        return write
+    except Exception:  # pragma: no cover - an interpreter without the C accelerator
+        return json.JSONEncoder(ensure_ascii=True, allow_nan=False,
+                                separators=(",", ":")).encode
+
+
+_dumps = _make_writer()
+
+
+def _loads(text: str) -> Any:
+    value, end = _raw_decode(text)
+    if text[end:].strip():
+        raise ValueError("extra data after the JSON value")
+    return value
+
+
+def hide_worker() -> None:
+    """Replace ``__main__`` by an empty module before the candidate is imported, so that
+    ``import __main__`` and ``sys.modules["__main__"]`` give it nothing of the worker."""
+    import types
+
+    here = sys.modules.get("__main__")
+    if here is not None and here.__dict__ is globals():
+        _KEEP.append(here)
+        sys.modules["__main__"] = types.ModuleType("__main__")
+
+
+_KEEP: list[Any] = []
+
+
 # --------------------------------------------------------------------------- the channel
 
 
@@ -149,7 +226,7 @@ class Channel:
         chunks: list[bytes] = []
         while n > 0:
             try:
-                chunk = os.read(self.rfd, min(n, 65536))
+                chunk = _os_read(self.rfd, min(n, 65536))
             except InterruptedError:  # pragma: no cover - PEP 475 retries already
                 continue
             if not chunk:
@@ -177,14 +254,14 @@ class Channel:
         body = self._read_exact(size)
         if body is None:
             return None
-        request = json.loads(body.decode("ascii"))
+        request = _loads(body.decode("ascii"))
         if not isinstance(request, dict):
             raise ValueError("a request must be a JSON object")
         return request
 
     def send(self, message: dict[str, Any]) -> None:
         """Write one frame with a single ``write`` where the pipe allows it."""
-        body = json.dumps(message, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+        body = _dumps(message)
         data = body.encode("ascii")
         if len(data) > MAX_FRAME:
             # Never send what the host must reject: replace it by an error that fits.
@@ -197,11 +274,11 @@ class Channel:
                     "phase": "encode",
                 },
             }
-            data = json.dumps(fallback, ensure_ascii=True, separators=(",", ":")).encode()
+            data = _dumps(fallback).encode("ascii")
         frame = str(len(data)).encode("ascii") + b"\n" + data
         view = memoryview(frame)
         while view:
-            written = os.write(self.wfd, view)
+            written = _os_write(self.wfd, view)
             view = view[written:]
 
 
@@ -244,7 +321,7 @@ class Candidate:
             return member
         except Exception as exc:  # a broken bind target: report it as a decode error
             raise DecodeError(f"enum {enum_name}: {exc}") from exc
-        if isinstance(cls, type) and issubclass(cls, enum.Enum):
+        if isinstance(cls, type) and issubclass(cls, _Enum):
             try:
                 return cls[member]
             except KeyError:
@@ -314,24 +391,24 @@ def encode(value: Any, depth: int = 0) -> Any:
         return value
     if kind is int:
         try:
-            json.dumps(value)
+            int.__repr__(value)
         except ValueError:  # more digits than int->str conversion allows
             return {"$object": {"type": "int", "repr": "<integer too large to print>"}}
         return value
     if kind is float:
-        if math.isnan(value):
+        if _isnan(value):
             return {"$float": "nan"}
-        if math.isinf(value):
+        if _isinf(value):
             return {"$float": "inf" if value > 0 else "-inf"}
         return value
-    if isinstance(value, enum.Enum):
+    if isinstance(value, _Enum):
         return {"$enum": [kind.__name__, value.name]}
     # datetime and fractions are imported only when someone needs them (start-up time):
     # a result can only be a date or a Fraction if its module is already loaded.
-    datetime = sys.modules.get("datetime")
+    datetime = _modules_get("datetime")
     if datetime is not None and kind is datetime.date:
         return {"$date": value.isoformat()}
-    fractions = sys.modules.get("fractions")
+    fractions = _modules_get("fractions")
     if fractions is not None and kind is fractions.Fraction:
         return {"$frac": f"{value.numerator}/{value.denominator}"}
     if kind is list:
@@ -554,8 +631,7 @@ def _cut(text: str, chars: int, lines: int | None = None) -> str:
 def _sized(outcome: dict[str, Any]) -> dict[str, Any]:
     """``outcome`` if its JSON fits ``OUTCOME_CAP``, else an error that does."""
     try:
-        size = len(json.dumps(outcome, ensure_ascii=True, allow_nan=False,
-                              separators=(",", ":")))
+        size = len(_dumps(outcome))
     except BaseException as exc:
         return {"ok": False, "exc": exception_info(exc, "encode")}
     if size <= OUTCOME_CAP:
@@ -711,6 +787,7 @@ class Worker:
         if self.candidate_dir not in sys.path:
             sys.path.insert(0, self.candidate_dir)
         sys.dont_write_bytecode = True
+        hide_worker()
         try:
             module = importlib.import_module(module_name)
         except BaseException as exc:
@@ -881,8 +958,7 @@ class Worker:
                     more = False
                     break
                 entry = exploration.encode_run(run)
-                size += len(json.dumps(entry, ensure_ascii=True, allow_nan=False,
-                                       separators=(",", ":")))
+                size += len(_dumps(entry))
                 runs.append(entry)
                 if run.exhausted:
                     more = False

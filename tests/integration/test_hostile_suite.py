@@ -82,25 +82,6 @@ by the host (``protocol_error``, the session tainted) is as much a failure as a 
 answer."""
 
 DEVIATIONS: dict[tuple[str, str], tuple[frozenset[str], str]] = {
-    ("giant_output_print.py", "process"): (
-        frozenset({"raised"}),
-        "the worker's captured output is a file under RLIMIT_FSIZE, so printing 200 MB "
-        "raises OSError (EFBIG) inside the call: a failure, never a pass",
-    ),
-    ("giant_output_stderr.py", "process"): (
-        frozenset({"raised"}),
-        "as giant_output_print: EFBIG on the captured output inside the call",
-    ),
-    ("giant_output_print.py", "docker"): (
-        frozenset({"timeout"}),
-        "the output is not capped inside the container: 200 MB per call crosses the attach "
-        "stream (the host keeps a 64 KiB tail), about 2 s a call here, so a slower machine "
-        "hits the 3 s call limit",
-    ),
-    ("giant_output_stderr.py", "docker"): (
-        frozenset({"timeout"}),
-        "as giant_output_print on Docker",
-    ),
     ("thread_outlives_call.py", "process"): (
         frozenset({"raised"}),
         "every call starts another 600 s thread; after 13 the 512 MiB address-space limit "
@@ -128,10 +109,12 @@ DEVIATIONS: dict[tuple[str, str], tuple[frozenset[str], str]] = {
 program (never a pass) with its cause.  None is a breach."""
 
 KNOWN_FORGERIES = frozenset({"patch_worker_main.py", "patch_json_module.py"})
-"""The manifest promises no runtime guarantee for these: the candidate shares the worker's
-interpreter and rewrites its encoder (``__main__.encode``, ``json.dumps``) so that the wrong
-answer x + 2 crosses as x + 1.  The default policy refuses both statically; under the
-permissive policy the suite records whether the worker resisted."""
+"""Programs that rewrite, from inside the worker's interpreter, what the worker encodes
+with (``__main__.encode``, ``json.dumps``) so that the wrong answer x + 2 would cross as
+x + 1.  The default policy refuses both statically; under ``permissive`` the worker's pins
+(``forge/_worker.py``: everything on the result-to-frame path is bound before the
+candidate is imported, and ``__main__`` is hidden) must make the forgery fail: a pass
+would be a breach, and the table would mark it FORGED PASS."""
 
 PROCESS_ISOLATION = frozenset({
     "namespace:user", "namespace:mount", "namespace:network", "namespace:pid",
@@ -247,19 +230,11 @@ def _check_outcome(entry: dict[str, Any], record: RunRecord) -> None:
                    record.receipts), record.receipts
     if record.tainted:
         assert record.outcome == "protocol_error"
-    forged = entry["file"] in KNOWN_FORGERIES and record.outcome == "passed"
-    if not forged:
-        assert record.outcome in accepted_outcomes(entry, record.backend), (
-            record.outcome, record.detail)
-        extra = DEVIATIONS.get((entry["file"], record.backend), (frozenset(), ""))[0]
-        if wrong_by_design(entry) and "passed" not in extra:
-            assert not record.passed, "a program whose own answer is wrong never passes"
-        return
-    # The one rule that does not hold at run time: a wrong program passed.
-    pytest.xfail(
-        f"{entry['file']} forged its answers from inside the worker's interpreter "
-        f"({record.detail}); the default policy refuses it, nothing at run time stops it"
-    )
+    assert record.outcome in accepted_outcomes(entry, record.backend), (
+        record.outcome, record.detail)
+    extra = DEVIATIONS.get((entry["file"], record.backend), (frozenset(), ""))[0]
+    if wrong_by_design(entry) and "passed" not in extra:
+        assert not record.passed, "a program whose own answer is wrong never passes"
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -508,7 +483,8 @@ def _held_cell(entry: dict[str, Any], runs: list[RunRecord]) -> str:
     }
     text = facts.get(entry["category"], "host unharmed")
     if entry["file"] in KNOWN_FORGERIES:
-        text = "host unharmed; **the forgery was believed** (no runtime guarantee)"
+        text = ("host unharmed; **the forgery was believed**" if any(r.passed for r in runs)
+                else "host unharmed; the worker's pins held: the wrong answer crossed as it is")
     output = max(r.output_bytes for r in runs)
     if output:
         text += f"; output seen by the host: up to {output:,} B"
