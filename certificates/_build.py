@@ -12,8 +12,10 @@ it back unless it checks out:
    back, and the solver-free checks of the verifier (script, minimality models,
    Farkas combination) must all pass;
 4. z3 and cvc5 re-check the script, each in a fresh process (cvc5 also gives its
-   proof).  The acceptance rule is the verifier's, so that the builder hands back
-   exactly the certificates ``verify`` accepts: no solver may answer ``sat``, and
+   proof); they start as soon as the script exists and run while the rest of step 3
+   is computed, and the certificate is sealed only with their answers.  The
+   acceptance rule is the verifier's, so that the builder hands back exactly the
+   certificates ``verify`` accepts: no solver may answer ``sat``, and
    unsatisfiability must be established by the Farkas check or by at least one
    solver's ``unsat``.  A solver that gives up (``unknown``), runs out of time
    (``timeout``), is not installed or refuses the script is recorded in ``checks``
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from typing import Any
 
@@ -67,6 +70,14 @@ from derivative.certificates._solvers import DEFAULT_TIMEOUT, SOLVERS, run_solve
 from derivative.certificates._verify import linear_context, static_checks
 
 __all__ = ["CertificateError", "build_certificate"]
+
+
+_RECHECKS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="certificate-recheck")
+"""Runs ``run_solvers`` beside the rest of ``build_certificate``.  Its thread only waits
+for the solver processes (which do the work, on other cores), so the Farkas rows,
+the explanation and the spec's identity are computed meanwhile.  If building fails
+before the answer is read, the processes still finish (or are killed at their
+timeout) on their own."""
 
 
 class CertificateError(DerivativeError):
@@ -291,6 +302,15 @@ def build_certificate(
                 f"{to_source(original)!r} reads back as {to_source(read)!r}"
             )
     smtlib = encode_script(list(zip(ids, reading.exprs, strict=True)), reading.scope())
+    # The independent re-checks need only the script: their solver processes run while
+    # the rest of the certificate is computed, and are awaited before it is sealed.
+    rechecks = _RECHECKS.submit(
+        run_solvers,
+        smtlib,
+        solvers,
+        proof_from="cvc5" if "cvc5" in solvers else None,
+        timeout=timeout,
+    )
 
     missing = [i for i in ids if i not in minimality]
     if missing:
@@ -371,9 +391,7 @@ def build_certificate(
     if static.reasons:
         raise CertificateError("the certificate fails its own checks: " + "; ".join(static.reasons))
 
-    runs = run_solvers(
-        smtlib, solvers, proof_from="cvc5" if "cvc5" in solvers else None, timeout=timeout
-    )
+    runs = rechecks.result()
     refuted = [r for r in runs if r.result == "sat"]
     if refuted:
         raise CertificateError(

@@ -17,6 +17,7 @@ from typing import Any
 from derivative._ast import Contract
 from derivative._errors import DerivativeError
 from derivative.solver._result import Core
+from derivative.solver._z3util import collector_paused
 
 
 class CertificateUnavailable(DerivativeError):
@@ -37,11 +38,14 @@ def certify(contract: Contract, info: Any, core: Core) -> Any:
             "the core could not be proven minimal within the resource limit, so it cannot be "
             "certified; raise --rlimit to try harder"
         )
-    return build(
-        contract,
-        info,
-        core.kind,
-        list(core.members),
-        dict(core.witness_input) if core.witness_input is not None else None,
-        {member_id: dict(model) for member_id, model in core.minimality},
-    )
+    # Like ``check``, building hashes and re-reads the whole spec (its identity):
+    # the collector would only re-scan the syntax tree meanwhile (``collector_paused``).
+    with collector_paused():
+        return build(
+            contract,
+            info,
+            core.kind,
+            list(core.members),
+            dict(core.witness_input) if core.witness_input is not None else None,
+            {member_id: dict(model) for member_id, model in core.minimality},
+        )

@@ -70,7 +70,16 @@ from derivative.solver._result import (
     Witness,
 )
 from derivative.solver._scope import Owner, owner_obligations, owners, param_obligations
-from derivative.solver._z3util import Unsupported, Z, conj, ctx, disj, fresh_context, true
+from derivative.solver._z3util import (
+    Unsupported,
+    Z,
+    collector_paused,
+    conj,
+    ctx,
+    disj,
+    fresh_context,
+    true,
+)
 
 # --------------------------------------------------------------------------- context
 
@@ -109,9 +118,14 @@ class _Ctx:
         members: list[Member] = []
         failed: list[tuple[Obligation, str]] = []
         known = frozenset(variables)
+
+        def names_in(ob: Obligation) -> Callable[[], frozenset[str]]:
+            # Computed when first asked for (cores, components), not for every member.
+            return lambda: names(ob) & known
+
         for ob in obligations:
             try:
-                members.append(Member(ob, build(ob), names(ob) & known))
+                members.append(Member(ob, build(ob), names_in(ob)))
             except Unsupported as exc:
                 failed.append((ob, str(exc)))
         return Question(
@@ -174,7 +188,7 @@ def _values_text(values: Mapping[str, Value]) -> str:
 
 def check(contract: Contract, info: object, options: CheckOptions | None = None) -> CheckResult:
     """Decide the requirement set ``contract`` (type-checked: ``info`` is its ``TypeInfo``)."""
-    with fresh_context():
+    with collector_paused(), fresh_context():
         return _check(contract, info, options or CheckOptions())
 
 
@@ -271,23 +285,39 @@ def _add_cores(
     With ``require``, only cores containing that obligation are this kind's business
     (an example's conflict must involve the example).
     """
-    found = q.minimal_core(extra=extra)
-    if found is not None and require is not None and require not in [m.ob for m in found.members]:
-        return False
-    if found is None:
-        ctx.unknown(q.name, [m.ob for m in q.members], "the conflict could not be re-derived")
-        return False
-    results = [found]
+    found: CoreResult | None = None
+    if not ctx.options.all_cores or require is not None:
+        found = q.minimal_core(extra=extra)
+        if (
+            found is not None
+            and require is not None
+            and require not in [m.ob for m in found.members]
+        ):
+            return False
+        if found is None:
+            ctx.unknown(q.name, [m.ob for m in q.members], "the conflict could not be re-derived")
+            return False
+    results = [] if found is None else [found]
     if ctx.options.all_cores:
+        # The enumeration finds every core itself: a first core is computed beforehand
+        # only where it decides whether this kind applies (``require``).
         results = []
         per_component: list[list[list[Member]]] = []
         for component in q.components():
             if require is not None and require not in [m.ob for m in component]:
                 continue
-            if q.check(component, extra).verdict != "unsat":
+            whole = len(component) == len(q.members) and not extra
+            first = q.all_unsat if whole else None
+            if first is None:
+                first = q.check(component, extra)
+            if first.verdict != "unsat":
                 continue
             cores, mcses, complete = q.enumerate(
-                component, ctx.options.max_cores, ctx.options.enumeration_seconds, extra
+                component,
+                ctx.options.max_cores,
+                ctx.options.enumeration_seconds,
+                extra,
+                first=first,
             )
             results.extend(
                 c for c in cores if require is None or require in [m.ob for m in c.members]
@@ -319,6 +349,13 @@ def _add_cores(
                 f"enumeration bounded at {bound}; more exist ({total} in all for {subject})",
             )
         if not results:
+            if found is None:
+                found = q.minimal_core(extra=extra)
+            if found is None:
+                ctx.unknown(
+                    q.name, [m.ob for m in q.members], "the conflict could not be re-derived"
+                )
+                return False
             results = [found]
     for r in results:
         # Minimality models name only the variables the core itself reads.

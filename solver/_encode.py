@@ -262,6 +262,27 @@ def literal(value: Value, ty: Ty) -> Z:
 
 def from_model(model: Z, value: Z, ty: Ty) -> Value:
     """The runtime value that ``model`` gives the term ``value`` of type ``ty``."""
+    if isinstance(ty, TInt) and isinstance(value, z3.ArithRef):
+        # The common case, without z3py's wrappers: Z3's own evaluation (completing
+        # the model exactly as ``model.eval(value, model_completion=True)`` does).
+        env = current()
+        ref = env.ref
+        out = (z3.Ast * 1)()
+        if (
+            value.ctx is env.ctx
+            and model.ctx is env.ctx
+            and z3.Z3_model_eval(ref, model.model, value.ast, True, out)
+        ):
+            result = out[0]
+            z3.Z3_inc_ref(ref, result)  # held while we read it, as a z3py term would be
+            try:
+                if (
+                    z3.Z3_get_ast_kind(ref, result) == z3.Z3_NUMERAL_AST
+                    and z3.Z3_get_sort_kind(ref, z3.Z3_get_sort(ref, result)) == z3.Z3_INT_SORT
+                ):
+                    return int(z3.Z3_get_numeral_string(ref, result))
+            finally:
+                z3.Z3_dec_ref(ref, result)
     v = model.eval(value, model_completion=True)
     if isinstance(ty, TBool):
         if not (z3.is_true(v) or z3.is_false(v)):
@@ -301,6 +322,7 @@ def from_model(model: Z, value: Z, ty: Ty) -> Value:
 
 
 # --------------------------------------------------------------------------- recursive functions
+
 
 def _tail(s: Z) -> Z:
     return z3.SubSeq(s, 1, z3.Length(s) - 1)
@@ -479,6 +501,24 @@ def _seq_of(items: list[Z], sort: Z) -> Z:
     return units[0] if len(units) == 1 else z3.Concat(*units)
 
 
+_ARITH_API: dict[str, Callable[..., Any]] = {
+    "+": z3.Z3_mk_add,
+    "-": z3.Z3_mk_sub,
+    "*": z3.Z3_mk_mul,
+}
+_ORDER_API: dict[str, Callable[..., Any]] = {
+    "<": z3.Z3_mk_lt,
+    "<=": z3.Z3_mk_le,
+    ">": z3.Z3_mk_gt,
+    ">=": z3.Z3_mk_ge,
+}
+
+_MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+_VISITORS: dict[tuple[type, str], Callable[[Any, Any], Any]] = {}
+"""``visit_<kind>`` per encoder class and node kind, looked up once."""
+
+
 class Encoder(ExprVisitor[Term]):
     """Encodes expressions over an environment of named terms.
 
@@ -500,11 +540,76 @@ class Encoder(ExprVisitor[Term]):
         self.enums = dict(enums or {})
         self.call_hook = call_hook
         self.expand_limit = expand_limit
+        # The Z3 environment the terms are built in (an encoder lives in one context).
+        self._z = current()
 
     # ------------------------------------------------------------------ helpers
 
     def encode(self, expr: Expr) -> Term:
         return self.visit(expr)
+
+    def visit(self, node: Expr) -> Term:
+        """``visit_<kind>`` as ``ExprVisitor`` dispatches it, with the bound method
+        looked up once per kind (large specs visit hundreds of thousands of nodes)."""
+        key = (type(self), node.kind)
+        method = _VISITORS.get(key)
+        if method is None:
+            method = getattr(type(self), "visit_" + node.kind, None)
+            if method is None:
+                return self.generic_visit(node)
+            # Functions, not bound methods: a bound method held by the encoder would
+            # make it a reference cycle, keep its terms alive until the cyclic
+            # collector runs, and so change the ids Z3 hands out afterwards (and with
+            # them its search).
+            _VISITORS[key] = method
+        result: Term = method(self, node)
+        return result
+
+    def _arith(self, op: str, a: Z, b: Z) -> Z:
+        """``a op b`` for ``+ - *`` on arithmetic terms.
+
+        Through the C API when both are arithmetic terms of the encoder's context:
+        the same term z3py's operators build (Z3 itself lifts an int operand to real
+        exactly as z3py does), without z3py's sort look-ups and coercions.
+        """
+        z = self._z
+        if (
+            isinstance(a, z3.ArithRef)
+            and isinstance(b, z3.ArithRef)
+            and a.ctx is z.ctx
+            and b.ctx is z.ctx
+        ):
+            arr = (z3.Ast * 2)(a.ast, b.ast)
+            return z3.ArithRef(_ARITH_API[op](z.ref, 2, arr), z.ctx)
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        return a * b
+
+    def _order(self, op: str, a: Z, b: Z) -> Z:
+        """``a op b`` for ``< <= > >=`` (arithmetic through the C API, as ``_arith``)."""
+        z = self._z
+        if (
+            isinstance(a, z3.ArithRef)
+            and isinstance(b, z3.ArithRef)
+            and a.ctx is z.ctx
+            and b.ctx is z.ctx
+        ):
+            ta, tb = type(a), type(b)
+            if tb is not ta and issubclass(tb, ta):
+                # Python tries the right operand's reflected comparison first when its
+                # type is a proper subclass (a numeral on the right of a plain term):
+                # ``x >= 1`` is built by z3py as ``1 <= x``.  Build the same term.
+                return z3.BoolRef(_ORDER_API[_MIRROR[op]](z.ref, b.ast, a.ast), z.ctx)
+            return z3.BoolRef(_ORDER_API[op](z.ref, a.ast, b.ast), z.ctx)
+        if op == "<":
+            return a < b
+        if op == "<=":
+            return a <= b
+        if op == ">":
+            return a > b
+        return a >= b
 
     def _with(self, name: str, term: Term, expr: Expr) -> Term:
         saved = self.env.get(name)
@@ -588,7 +693,7 @@ class Encoder(ExprVisitor[Term]):
     def visit_binop(self, n: BinOp) -> Term:
         left = self.visit(n.left)
         right = self.visit(n.right)
-        d = conj(left.defined, right.defined)
+        d = self._z.conj((left.defined, right.defined))
         lt, rt, op = left.ty, right.ty, n.op
         if op == "+" and isinstance(lt, TStr) and isinstance(rt, TStr):
             return Term(z3.Concat(left.value, right.value), d, STR)
@@ -606,12 +711,8 @@ class Encoder(ExprVisitor[Term]):
             return Term(a / b, conj(d, b != 0), REAL)
         ty = join(lt, rt)
         a, b = coerce(left, ty), coerce(right, ty)
-        if op == "+":
-            return Term(a + b, d, ty)
-        if op == "-":
-            return Term(a - b, d, ty)
-        if op == "*":
-            return Term(a * b, d, ty)
+        if op in ("+", "-", "*"):
+            return Term(self._arith(op, a, b), d, ty)
         d = conj(d, b != 0)
         # Z3's div is Euclidean; Python floors.  For b > 0 they agree, and
         # floor(a / b) == floor(-a / -b) turns b < 0 into that case.
@@ -661,13 +762,14 @@ class Encoder(ExprVisitor[Term]):
         return Term(value, conj(c.defined, z3.If(c.value, a.defined, b.defined)), ty)
 
     def visit_compare(self, n: Compare) -> Term:
+        z = self._z
         operands: list[Term] = []
         defs: list[Z] = []
         for node in n.operands:
             if isinstance(node, Range):
                 lo, hi = self.visit(node.lo), self.visit(node.hi)
-                operands.append(Term((lo.value, hi.value), true(), TInt()))
-                defs.append(conj(lo.defined, hi.defined))
+                operands.append(Term((lo.value, hi.value), z.true, TInt()))
+                defs.append(z.conj((lo.defined, hi.defined)))
             else:
                 t = self.visit(node)
                 operands.append(t)
@@ -679,11 +781,11 @@ class Encoder(ExprVisitor[Term]):
         tests = [v for v, _ in links]
         # x0 op1 x1 op2 x2 ...: x_{i+1} is evaluated only if every earlier link held,
         # and a link between values it cannot compare (no common sort) is undefined.
-        tail: Z = true()
+        tail: Z = z.true
         for i in range(len(tests) - 1, 0, -1):
-            tail = implies(tests[i - 1], conj(defs[i + 1], links[i][1], tail))
-        defined = conj(defs[0], defs[1], links[0][1], tail)
-        return Term(conj(*tests), defined, BOOL)
+            tail = z.implies(tests[i - 1], z.conj((defs[i + 1], links[i][1], tail)))
+        defined = z.conj((defs[0], defs[1], links[0][1], tail))
+        return Term(z.conj(tests), defined, BOOL)
 
     def _compare(self, op: str, a: Term, b: Term, b_node: Expr) -> tuple[Z, Z]:
         """(value, extra definedness) of one link of a chain."""
@@ -694,13 +796,7 @@ class Encoder(ExprVisitor[Term]):
             eq, ok = self._equal(a, b)
             return (eq if op == "==" else z3.Not(eq)), ok
         x, y = self._ordered(a, b)
-        if op == "<":
-            return x < y, true()
-        if op == "<=":
-            return x <= y, true()
-        if op == ">":
-            return x > y, true()
-        return x >= y, true()
+        return self._order(op, x, y), self._z.true
 
     def _equal(self, a: Term, b: Term) -> tuple[Z, Z]:
         ty = join(a.ty, b.ty)

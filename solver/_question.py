@@ -4,15 +4,19 @@ Every obligation of a question is asserted as ``lit → formula``; checking a su
 means assuming its literals.  That makes the three things we need cheap and exact:
 
 - **cores by deletion** (ARCHITECTURE.md §4): start from Z3's unsat core, drop one
-  member at a time and re-check with the *same* solver; a member whose removal makes
-  the rest satisfiable is necessary, and that model is exactly its minimality model
-  (every other member holds there).  Z3's own ``core.minimize`` is not trusted
-  (PRIOR_ART.md "Solvers"), and the final core is re-checked in a fresh solver.
+  member at a time and re-check with an incremental solver (the question's own, or
+  for a large question one holding just the core's members); a member whose
+  removal makes the rest satisfiable is necessary, and that model is exactly its
+  minimality model (every other member holds there).  Z3's own ``core.minimize`` is
+  not trusted (PRIOR_ART.md "Solvers"), and the final core is re-checked in a fresh
+  solver, its members asserted directly.
 - **all cores** (``--all-cores``): members are split into independent components
   (obligations that share no variable cannot conflict with each other), then each
   component is enumerated MARCO-style with a propositional map solver over the
   literals, giving every minimal core and every minimal correction set, within a
-  bound and a time budget.
+  bound and a time budget.  Every core found is deletion-minimal and re-checked in a
+  fresh solver like any other (all of a component's cores at once when one fresh
+  solver finds their disjunction unsat).
 - **unknown is an answer**: a check that hits the resource limit says so with Z3's
   reason, and nothing downstream turns it into sat or unsat.
 
@@ -25,39 +29,99 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from dataclasses import dataclass, replace
+from typing import Any, Literal, TypeAlias
 
 import z3
 
-from derivative._ast import Obligation
+from derivative._ast import Expr, Generator, Obligation, Quantifier
 from derivative._types import Ty
 from derivative._values import Value
-from derivative._walk import free_names
+from derivative._walk import children
 from derivative.solver._encode import from_model
-from derivative.solver._z3util import Unsupported, Z, ctx, fresh_name, implies, make_solver
+from derivative.solver._z3util import (
+    Unsupported,
+    Z,
+    Z3Env,
+    ctx,
+    current,
+    fresh_name,
+    implies,
+    make_solver,
+)
 
 Verdict: TypeAlias = Literal["sat", "unsat", "unknown"]
 
-@dataclass
+APART_MIN_MEMBERS = 256
+"""A question with at least this many members ..."""
+APART_RATIO = 8
+"""... and this many times as many members as the core shrinks the core in a solver of
+its own (``Question.minimal_core``)."""
+SEEN_MODELS = 16
+"""How many recent models an enumeration keeps to settle deletion steps without a
+solver call (``Question.minimal_core``)."""
+
+
 class Member:
-    """An obligation as this question reads it: ``lit → formula``."""
+    """An obligation as this question reads it: ``lit → formula``.
 
-    ob: Obligation
-    formula: Z
-    names: frozenset[str]
-    lit: Z = field(default=None)
+    Members compare by identity: each has its own assumption literal, so two members
+    are the same member exactly when they are the same object (and comparing the
+    obligations and Z3 terms field by field, as a dataclass would, is slow).
+    ``names`` may be given as a function: it is then computed on first use (a large
+    question that is consistent never needs the variables of its members).
+    """
 
-    def __post_init__(self) -> None:
-        if self.lit is None:
-            self.lit = _bool_const(fresh_name(self.ob.id))
+    __slots__ = ("_names", "_names_fn", "formula", "key", "lit", "ob")
+
+    def __init__(
+        self,
+        ob: Obligation,
+        formula: Z,
+        names: frozenset[str] | Callable[[], frozenset[str]],
+        lit: Z = None,
+    ) -> None:
+        self.ob = ob
+        self.formula = formula
+        if callable(names):
+            self._names: frozenset[str] | None = None
+            self._names_fn: Callable[[], frozenset[str]] | None = names
+        else:
+            self._names = names
+            self._names_fn = None
+        self.lit: Z = _bool_const(fresh_name(ob.id)) if lit is None else lit
+        self.key: int = self.lit.ast.value
+        """The literal's AST pointer: unique while the member lives (Z3 hash-conses),
+        and how unsat cores name members without a foreign call per member."""
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The variables the member reads (for components and minimality models)."""
+        if self._names is None:
+            assert self._names_fn is not None
+            self._names = self._names_fn()
+            self._names_fn = None
+        return self._names
+
+    def __repr__(self) -> str:
+        return f"Member({self.ob.id})"
 
 
 def _bool_const(name: str) -> Z:
     """``z3.Bool(name)`` without z3py's per-call sort and argument checks (hot path)."""
-    c = ctx()
-    sort = z3.BoolSort(c)
-    return z3.BoolRef(z3.Z3_mk_const(c.ref(), z3.to_symbol(name, c), sort.ast), c)
+    env = current()
+    sym = z3.Z3_mk_string_symbol(env.ref, name)
+    return z3.BoolRef(z3.Z3_mk_const(env.ref, sym, env.bool_sort.ast), env.ctx)
+
+
+def _assert_direct(solver: Z, formula: Z) -> None:
+    """``solver.add(formula)``, through the C API for a Boolean term of the solver's
+    context (z3py's cast would be a no-op)."""
+    env = current()
+    if isinstance(formula, z3.BoolRef) and formula.ctx is env.ctx and solver.ctx is env.ctx:
+        z3.Z3_solver_assert(env.ref, solver.solver, formula.ast)
+    else:
+        solver.add(formula)
 
 
 def _assert_guarded(solver: Z, lit: Z, formula: Z) -> None:
@@ -66,30 +130,70 @@ def _assert_guarded(solver: Z, lit: Z, formula: Z) -> None:
     The same term is built and asserted in the same order; only z3py's argument
     coercions (no-ops for two Boolean terms of the solver's context) are skipped.
     """
+    env = current()
     c = solver.ctx
     if (
         isinstance(formula, z3.BoolRef)
         and formula.ctx is c
         and lit.ctx is c
-        and not z3.is_true(formula)
+        and c is env.ctx
+        and env.literal_value(formula) is not True
     ):
-        term = z3.Z3_mk_implies(c.ref(), lit.as_ast(), formula.as_ast())
-        z3.Z3_inc_ref(c.ref(), term)
+        ref = env.ref
+        term = z3.Z3_mk_implies(ref, lit.ast, formula.ast)
+        z3.Z3_inc_ref(ref, term)
         try:
-            z3.Z3_solver_assert(c.ref(), solver.solver, term)
+            z3.Z3_solver_assert(ref, solver.solver, term)
         finally:
-            z3.Z3_dec_ref(c.ref(), term)
+            z3.Z3_dec_ref(ref, term)
         return
     solver.add(implies(lit, formula))
 
 
 @dataclass(frozen=True)
 class Answer:
-    """``model`` is the model when sat, and the set of core literal ids when unsat."""
+    """``model`` is the model when sat, and the set of the core's member keys
+    (``Member.key``) when unsat."""
 
     verdict: Verdict
     model: Z = None
     reason: str = ""
+
+
+def _check_assuming(solver: Z, members: Iterable[Member], extra: Sequence[Z] = ()) -> Answer:
+    """``solver.check(*lits)`` of ``members`` (plus ``extra`` in a scope of its own).
+
+    The assumption array is handed to Z3 directly: z3py would cast every literal
+    through its sort first, a dozen foreign calls per member on large questions.  The
+    unsat core is read back as AST pointers, which are the members' keys.
+    """
+    ref = solver.ctx.ref()
+    lits = [m.lit.ast for m in members]
+    if extra:
+        solver.push()
+        for e in extra:
+            solver.add(e)
+    try:
+        r = z3.Z3_solver_check_assumptions(
+            ref, solver.solver, len(lits), (z3.Ast * len(lits))(*lits)
+        )
+        if r == z3.Z3_L_TRUE:
+            return Answer("sat", solver.model())
+        if r == z3.Z3_L_FALSE:
+            vector = z3.Z3_solver_get_unsat_core(ref, solver.solver)
+            z3.Z3_ast_vector_inc_ref(ref, vector)
+            try:
+                core = {
+                    z3.Z3_ast_vector_get(ref, vector, i).value
+                    for i in range(z3.Z3_ast_vector_size(ref, vector))
+                }
+            finally:
+                z3.Z3_ast_vector_dec_ref(ref, vector)
+            return Answer("unsat", core)
+        return Answer("unknown", None, _reason(solver))
+    finally:
+        if extra:
+            solver.pop()
 
 
 @dataclass(frozen=True)
@@ -124,42 +228,43 @@ class Question:
     ) -> None:
         self.name = name
         self.members = list(members)
-        self.background = list(background)
+        # A literal True constrains nothing: every fresh solver would assert it again
+        # (one per integer param of a large sheet).
+        env = current()
+        self.background = [b for b in background if env.literal_value(b) is not True]
         self.variables = dict(variables)
         self.rlimit = rlimit
         self.timeout_ms = timeout_ms
         self.unencodable = list(unencodable)
         self.solver = self._fresh()
+        self._all_unsat: Answer | None = None
+        """The answer "every member together is unsat" once known, with its core."""
         for m in self.members:
             _assert_guarded(self.solver, m.lit, m.formula)
 
-    def _fresh(self) -> Z:
-        s = make_solver(self.rlimit, self.timeout_ms)
+    @property
+    def all_unsat(self) -> Answer | None:
+        """The unsat answer for every member together (no ``extra``), once ``check``
+        has given it (with its core); None before, or if it was not unsat."""
+        return self._all_unsat
+
+    def _fresh(self, simple: bool = False) -> Z:
+        s = make_solver(self.rlimit, self.timeout_ms, simple)
         for b in self.background:
-            s.add(b)
+            _assert_direct(s, b)
         return s
 
     # ------------------------------------------------------------------ checking
 
     def check(self, members: Iterable[Member] | None = None, extra: Sequence[Z] = ()) -> Answer:
         """Satisfiability of ``members`` (default: all) plus ``extra`` hard constraints."""
-        chosen = self.members if members is None else list(members)
-        s = self.solver
-        if extra:
-            s.push()
-            for e in extra:
-                s.add(e)
-        try:
-            r = s.check(*[m.lit for m in chosen])
-            if r == z3.sat:
-                return Answer("sat", s.model())
-            if r == z3.unsat:
-                core = {c.get_id() for c in s.unsat_core()}
-                return Answer("unsat", core)
-            return Answer("unknown", None, _reason(s))
-        finally:
-            if extra:
-                s.pop()
+        if members is None and not extra:
+            ans = _check_assuming(self.solver, self.members)
+            if ans.verdict == "unsat":
+                self._all_unsat = ans
+            return ans
+        chosen = self.members if members is None else members
+        return _check_assuming(self.solver, chosen, extra)
 
     def check_eliminating(self, extra: Sequence[Z]) -> Answer:
         """All members and ``extra`` after quantifier elimination (Z3's ``qe`` tactic).
@@ -199,26 +304,79 @@ class Question:
     # ------------------------------------------------------------------ cores
 
     def minimal_core(
-        self, start: Iterable[Member] | None = None, extra: Sequence[Z] = ()
+        self,
+        start: Iterable[Member] | None = None,
+        extra: Sequence[Z] = (),
+        first: Answer | None = None,
+        seen: list[Z] | None = None,
+        recheck: bool = True,
     ) -> CoreResult | None:
         """A minimal unsatisfiable subset of ``start`` (default: all members), or None.
 
-        None means ``start`` is not (provably) unsatisfiable.
+        None means ``start`` is not (provably) unsatisfiable.  ``first``: the answer of
+        checking exactly ``start`` with ``extra``, when the caller already has it.
+        ``seen``: models of this question's solver under ``extra`` met so far (most
+        recent first; the sat answers of the deletion are added): a deletion step whose
+        remaining members all hold in one of them is satisfiable without asking the
+        solver, and that model is the removed member's minimality model.  Only sat
+        answers are taken from it, so the core is the one the solver alone would give.
+        ``recheck=False`` leaves the re-check in a fresh solver to the caller
+        (``rechecked`` is then False; see ``recheck_all``).
+
+        The deletion starts from the unsat core of ``start`` and drops one member at a
+        time (a member whose removal makes the rest satisfiable is necessary, and that
+        model is its minimality model); a removal that stays unsat also drops every
+        member outside the new core (clause-set refinement).  Where the steps run:
+
+        - a question much larger than the core (``_apart``) shrinks in a solver of its
+          own holding only the core's members (with the same literals) and the
+          background, seeded with the core already known (``first``, or the remembered
+          answer for every member): whether a subset of those is satisfiable does not
+          depend on the other members, whose literals are simply not assumed, and each
+          step then costs what the core costs, not what the whole question costs (at
+          10,000 requirements, 50 ms a step in the question's solver against 1 ms);
+        - any other question shrinks in its own solver: a second solver would not pay
+          for itself there.  Without ``first`` it checks ``start`` again for the core
+          to start from, as it always did, so that the models (and the reports and
+          certificates that show them) stay the ones this sequence of checks has
+          always given.
         """
-        first = self.check(start, extra)
+        candidates = self.members if start is None else list(start)
+        if first is None and start is None and not extra:
+            known = self.all_unsat
+            if known is not None and self._apart(len(known.model)):
+                first = known
+        if first is None:
+            first = self.check(candidates, extra)
         if first.verdict != "unsat":
             return None
         in_core: set[int] = first.model
-        pool = [m for m in (self.members if start is None else start) if m.lit.get_id() in in_core]
+        pool = [m for m in candidates if m.key in in_core]
+        if self._apart(len(pool)):
+            solver = self._fresh()
+            for e in extra:
+                solver.add(e)
+            for m in pool:
+                _assert_guarded(solver, m.lit, m.formula)
+            scoped: Sequence[Z] = ()
+        else:
+            solver, scoped = self.solver, extra
         necessary: list[Member] = []
         models: list[tuple[Member, Z]] = []
         minimal = True
         while pool:
             candidate = pool.pop(0)
-            ans = self.check(necessary + pool, extra)
+            rest = necessary + pool
+            known = _model_of(rest, seen) if seen is not None else None
+            ans = Answer("sat", known) if known is not None else None
+            if ans is None:
+                ans = _check_assuming(solver, rest, scoped)
+                if ans.verdict == "sat" and seen is not None:
+                    seen.insert(0, ans.model)
+                    del seen[SEEN_MODELS:]
             if ans.verdict == "unsat":
                 # Clause-set refinement: the new core may drop more than one member.
-                pool = [m for m in pool if m.lit.get_id() in ans.model]
+                pool = [m for m in pool if m.key in ans.model]
             elif ans.verdict == "sat":
                 necessary.append(candidate)
                 models.append((candidate, ans.model))
@@ -227,16 +385,52 @@ class Question:
                 minimal = False
         order = {id(m): i for i, m in enumerate(self.members)}
         necessary.sort(key=lambda m: order.get(id(m), 0))
-        return CoreResult(tuple(necessary), tuple(models), minimal, self.recheck(necessary, extra))
+        rechecked = self.recheck(necessary, extra) if recheck else False
+        return CoreResult(tuple(necessary), tuple(models), minimal, rechecked)
+
+    def _apart(self, core_size: int) -> bool:
+        """Whether a core of this size is shrunk in a solver of its own (see
+        ``minimal_core``): the question has at least ``APART_MIN_MEMBERS`` members and
+        ``APART_RATIO`` times as many as the core."""
+        n = len(self.members)
+        return n >= APART_MIN_MEMBERS and n >= APART_RATIO * core_size
 
     def recheck(self, members: Sequence[Member], extra: Sequence[Z] = ()) -> bool:
-        """Whether ``members`` are unsatisfiable in a fresh solver, asserted directly."""
-        s = self._fresh()
-        for m in members:
-            s.add(m.formula)
-        for e in extra:
-            s.add(e)
-        return bool(s.check() == z3.unsat)
+        """Whether ``members`` are unsatisfiable in a fresh solver, asserted directly.
+
+        First in a fresh plain SMT solver (``SimpleSolver``: a fifth of the set-up
+        cost of the default solver, which matters when every core of an enumeration
+        is re-checked); a core it does not find unsat goes to a fresh default solver
+        (with its logic-specific tactics) as well, so the answer is never weaker than
+        that solver's.
+        """
+        for simple in (True, False):
+            s = self._fresh(simple)
+            for f in [*(m.formula for m in members), *extra]:
+                _assert_direct(s, f)
+            if s.check() == z3.unsat:
+                return True
+        return False
+
+    def recheck_all(self, cores: Sequence[Sequence[Member]], extra: Sequence[Z] = ()) -> list[bool]:
+        """``recheck`` of every core, with one fresh solver for all of them when it can.
+
+        The disjunction of the cores (each the conjunction of its members' formulas)
+        is unsatisfiable exactly when every core is: one fresh solver that finds the
+        disjunction unsat (with the background and ``extra``, asserted directly) has
+        re-checked each core as strictly as a solver per core would, for the set-up
+        cost of one.  Otherwise each core is re-checked on its own.
+        """
+        if len(cores) > 1:
+            env = current()
+            s = self._fresh(simple=True)
+            for e in extra:
+                _assert_direct(s, e)
+            branches = [env.conj([m.formula for m in c]) for c in cores]
+            _assert_direct(s, env.disj(branches))
+            if s.check() == z3.unsat:
+                return [True] * len(cores)
+        return [self.recheck(c, extra) for c in cores]
 
     # ------------------------------------------------------------------ all cores
 
@@ -269,68 +463,182 @@ class Question:
         max_cores: int,
         seconds: float,
         extra: Sequence[Z] = (),
+        first: Answer | None = None,
     ) -> tuple[list[CoreResult], list[list[Member]], bool]:
-        """MARCO over ``members``: (minimal cores, minimal correction sets, complete?)."""
+        """MARCO over ``members``: (minimal cores, minimal correction sets, complete?).
+
+        The map solver holds one mark per member and the blocking clauses found so
+        far; each of its models is a seed (unassigned marks count as taken).  A
+        satisfiable seed grows to a maximal satisfiable subset, whose complement is a
+        minimal correction set; an unsatisfiable one shrinks (``minimal_core``, from
+        the seed's unsat core) to a minimal core.  ``first``: the answer for all of
+        ``members`` (with ``extra``), when known: it is the first seed's.
+
+        Cheaper than the textbook loop, with the same results: the map solver decides
+        every free mark true first, so seeds start as large as the blocking clauses
+        allow; growing skips the check of every member the last model already
+        satisfies (``_grow``); each seed's core is the deletion's start.  Cores and
+        corrections are returned in the members' order, whatever order the search
+        met them in.
+        """
         start = time.monotonic()
-        mapper = z3.Solver(ctx=ctx())
+        env = current()
+        # A propositional map: Z3's incremental SAT solver, deciding free marks true.
+        mapper = z3.SolverFor("QF_FD", ctx=env.ctx)
         mapper.set("random_seed", 0)
-        marks = {id(m): z3.Bool(f"map!{i}", ctx()) for i, m in enumerate(members)}
+        mapper.set("phase", "always_true")
+        marks = [_bool_const(f"map!{i}") for i in range(len(members))]
+        decls = [z3.Z3_get_app_decl(env.ref, mark.ast) for mark in marks]
+        position = {id(m): i for i, m in enumerate(members)}
         cores: list[CoreResult] = []
         corrections: list[list[Member]] = []
+        complete = False
+        known = first
+        seen: list[Z] = []
         while True:
             if len(cores) >= max_cores or time.monotonic() - start > seconds:
-                return cores, corrections, False
+                break
             if mapper.check() != z3.sat:
-                return cores, corrections, True
-            model = mapper.model()
-            # Seeds lean towards "take everything": unassigned marks count as true.
-            seed = [m for m in members if not z3.is_false(model.eval(marks[id(m)]))]
-            ans = self.check(seed, extra)
+                complete = True
+                break
+            taken = _true_marks(mapper.model(), decls, env)
+            seed = [m for m, t in zip(members, taken, strict=True) if t]
+            ans = known if known is not None else self.check(seed, extra)
+            known = None
             if ans.verdict == "sat":
-                grown = self._grow(seed, members, extra)
+                grown = self._grow(seed, members, extra, ans.model, seen)
                 if grown is None:
-                    return cores, corrections, False
-                rest = [m for m in members if m not in grown]
+                    break
+                rest = [m for m in members if id(m) not in grown]
                 if not rest:
-                    return cores, corrections, True
+                    complete = True
+                    break
                 corrections.append(rest)
-                mapper.add(z3.Or([marks[id(m)] for m in rest]))
+                mapper.add(env.mk_or([marks[position[id(m)]] for m in rest]))
             elif ans.verdict == "unsat":
-                core = self.minimal_core(seed, extra)
+                core = self.minimal_core(seed, extra, first=ans, seen=seen, recheck=False)
                 if core is None or not core.members:
-                    return cores, corrections, False
+                    break
                 cores.append(core)
-                mapper.add(z3.Or([z3.Not(marks[id(m)]) for m in core.members]))
+                mapper.add(env.mk_or([env.mk_not(marks[position[id(m)]]) for m in core.members]))
             else:
-                return cores, corrections, False
+                break
+        flags = self.recheck_all([c.members for c in cores], extra)
+        cores = [replace(c, rechecked=f) for c, f in zip(cores, flags, strict=True)]
+        order = {id(m): i for i, m in enumerate(self.members)}
+
+        def rank(group: Iterable[Member]) -> list[int]:
+            return sorted(order.get(id(m), 0) for m in group)
+
+        cores.sort(key=lambda c: rank(c.members))
+        corrections.sort(key=rank)
+        return cores, corrections, complete
 
     def _grow(
-        self, seed: list[Member], members: Sequence[Member], extra: Sequence[Z]
-    ) -> list[Member] | None:
-        current = list(seed)
-        for m in members:
-            if m in current:
-                continue
-            ans = self.check([*current, m], extra)
-            if ans.verdict == "sat":
-                current.append(m)
-            elif ans.verdict == "unknown":
+        self,
+        seed: list[Member],
+        members: Sequence[Member],
+        extra: Sequence[Z],
+        model: Z,
+        seen: list[Z],
+    ) -> set[int] | None:
+        """A maximal satisfiable subset of ``members`` containing ``seed`` (satisfiable,
+        with ``model``), as a set of ``id``s; None if a check was undecided.
+
+        Every member the current model satisfies is consistent with the kept ones and
+        is kept; then one check asks for a model of the kept members in which at least
+        one of the others holds (a disjunction of their literals).  Unsat means no
+        other member can join: the subset is maximal, after one check instead of one
+        per member left out; sat gives a model with at least one more member.
+        """
+        env = current()
+        kept: set[int] = set()
+        chosen: list[Member] = []
+        pending = list(members)
+        in_seed = {id(m) for m in seed}
+        while True:
+            rest: list[Member] = []
+            for m in pending:
+                # A true literal means its formula holds (``lit → formula``): the
+                # disjunction below always makes one true, so every round keeps more.
+                if id(m) in in_seed or _holds_in(model, m.lit) or _holds_in(model, m.formula):
+                    kept.add(id(m))
+                    chosen.append(m)
+                else:
+                    rest.append(m)
+            if not rest:
+                break
+            some = env.mk_or([m.lit for m in rest]) if len(rest) > 1 else rest[0].lit
+            ans = self.check(chosen, [*extra, some])
+            if ans.verdict == "unknown":
                 return None
-        return current
+            if ans.verdict != "sat":
+                break
+            model = ans.model
+            pending = rest
+        # The last model satisfies the whole maximal subset: a good one to keep.
+        seen.insert(0, model)
+        del seen[SEEN_MODELS:]
+        return kept
+
+
+def _model_of(members: Sequence[Member], models: Sequence[Z]) -> Z | None:
+    """The first of ``models`` in which every member's formula holds, if any."""
+    for model in models:
+        if all(_holds_in(model, m.formula) for m in members):
+            return model
+    return None
+
+
+def _true_marks(model: Z, decls: Sequence[Z], env: Z3Env) -> list[bool]:
+    """For each mark (by its declaration): whether the map's model takes it (a mark
+    the model leaves unassigned counts as taken)."""
+    ref, m = env.ref, model.model
+    false_ptr = env.false_ptr
+    out: list[bool] = []
+    for decl in decls:
+        value = z3.Z3_model_get_const_interp(ref, m, decl)
+        out.append(value is None or value.value != false_ptr)
+    return out
+
+
+def _holds_in(model: Z, formula: Z) -> bool:
+    """Whether ``model`` makes ``formula`` literally true (completing it where needed)."""
+    env = current()
+    if not isinstance(formula, z3.ExprRef) or formula.ctx is not env.ctx:
+        return bool(z3.is_true(model.eval(formula, model_completion=True)))
+    out = (z3.Ast * 1)()
+    ok = z3.Z3_model_eval(env.ref, model.model, formula.ast, True, out)
+    return bool(ok) and out[0].value == env.true_ptr
 
 
 def names_of(ob: Obligation) -> frozenset[str]:
-    """The variables an obligation reads (``result`` included), for components."""
-    names = set(free_names(ob.expr))
-    if any(n.kind == "result" for n in _walk(ob)):
-        names.add("result")
+    """The variables an obligation reads (``result`` included), for components.
+
+    One pass over the expression: its free names (as ``_walk.free_names``: a
+    quantifier's or generator's variable is bound in its body only) and whether it
+    mentions ``result`` anywhere.
+    """
+    names: set[str] = set()
+    stack: list[tuple[Expr, frozenset[str]]] = [(ob.expr, frozenset())]
+    while stack:
+        n, bound = stack.pop()
+        kind = n.kind
+        if kind == "name":
+            name: Any = n
+            if name.id not in bound:
+                names.add(name.id)
+        elif kind == "result":
+            names.add("result")
+        elif kind == "quant":
+            assert isinstance(n, Quantifier)
+            stack += [(n.lo, bound), (n.hi, bound), (n.body, bound | {n.var})]
+        elif kind == "gen":
+            assert isinstance(n, Generator)
+            stack += [(n.iterable, bound), (n.body, bound | {n.var})]
+        else:
+            stack += [(c, bound) for c in children(n)]
     return frozenset(names)
-
-
-def _walk(ob: Obligation) -> Iterable[Z]:
-    from derivative._walk import walk
-
-    return walk(ob.expr)
 
 
 def try_encode(

@@ -15,9 +15,10 @@ reintroduce by accident (ARCHITECTURE.md §2):
 
 from __future__ import annotations
 
+import gc
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from fractions import Fraction
@@ -47,12 +48,110 @@ class Z3Env:
     the terms it holds, and a context shared with earlier checks in the same process
     made the same question answer differently after unrelated work.  A fresh context
     makes each check depend on its input only.
+
+    The context's ``True``/``False`` terms, their AST pointers and the Boolean sort
+    are made once here: the encoder asks "is this literally True?" and builds Boolean structure
+    hundreds of thousands of times on large specs, and every z3py call it saves is
+    several foreign calls.  Z3 hash-conses terms, so within one context ``True`` is one
+    AST with one id (kept alive by the term held here).
     """
 
     def __init__(self, context: Z) -> None:
         self.ctx = context
+        self.ref: Any = context.ref()
         self.cache: dict[Any, Any] = {}
         self.enum_names: set[str] = set()
+        self.true: Z = z3.BoolVal(True, context)
+        self.false: Z = z3.BoolVal(False, context)
+        # Hash-consing makes "is literally True" a pointer comparison: while the term
+        # above is alive, the context's True is that one AST node.
+        self.true_ptr: int | None = self.true.ast.value
+        self.false_ptr: int | None = self.false.ast.value
+        self.bool_sort: Z = z3.BoolSort(context)
+
+    def literal_value(self, p: Z) -> bool | None:
+        """True/False when ``p`` is literally that constant, else None."""
+        if p is self.true:
+            return True
+        if p is self.false:
+            return False
+        if not isinstance(p, z3.ExprRef) or p.ctx is not self.ctx:
+            if z3.is_true(p):
+                return True
+            return False if z3.is_false(p) else None
+        ptr = p.ast.value
+        if ptr == self.true_ptr:
+            return True
+        return False if ptr == self.false_ptr else None
+
+    def _own_bools(self, parts: Sequence[Z]) -> bool:
+        c = self.ctx
+        return all(type(p) is z3.BoolRef and p.ctx is c for p in parts)
+
+    def mk_and(self, parts: Sequence[Z]) -> Z:
+        """``And(*parts)`` (two or more Boolean terms), through the C API when they are
+        plain Boolean terms of this context (z3py's coercions would be no-ops)."""
+        if self._own_bools(parts):
+            arr = (z3.Ast * len(parts))(*[p.ast for p in parts])
+            return z3.BoolRef(z3.Z3_mk_and(self.ref, len(parts), arr), self.ctx)
+        return z3.And(*parts)
+
+    def mk_or(self, parts: Sequence[Z]) -> Z:
+        if self._own_bools(parts):
+            arr = (z3.Ast * len(parts))(*[p.ast for p in parts])
+            return z3.BoolRef(z3.Z3_mk_or(self.ref, len(parts), arr), self.ctx)
+        return z3.Or(*parts)
+
+    def mk_implies(self, a: Z, b: Z) -> Z:
+        if self._own_bools((a, b)):
+            return z3.BoolRef(z3.Z3_mk_implies(self.ref, a.ast, b.ast), self.ctx)
+        return z3.Implies(a, b)
+
+    def mk_not(self, a: Z) -> Z:
+        if type(a) is z3.BoolRef and a.ctx is self.ctx:
+            return z3.BoolRef(z3.Z3_mk_not(self.ref, a.ast), self.ctx)
+        return z3.Not(a)
+
+    def conj(self, parts: Sequence[Z]) -> Z:
+        """``And`` that drops literal ``True`` parts (keeps formulas readable)."""
+        kept: list[Z] = []
+        false_seen = False
+        for p in parts:
+            v = self.literal_value(p)
+            if v is True:
+                continue
+            if v is False:
+                false_seen = True
+            kept.append(p)
+        if not kept:
+            return self.true
+        if false_seen:
+            return self.false
+        return kept[0] if len(kept) == 1 else self.mk_and(kept)
+
+    def disj(self, parts: Sequence[Z]) -> Z:
+        kept: list[Z] = []
+        true_seen = False
+        for p in parts:
+            v = self.literal_value(p)
+            if v is False:
+                continue
+            if v is True:
+                true_seen = True
+            kept.append(p)
+        if not kept:
+            return self.false
+        if true_seen:
+            return self.true
+        return kept[0] if len(kept) == 1 else self.mk_or(kept)
+
+    def implies(self, a: Z, b: Z) -> Z:
+        va = self.literal_value(a)
+        if va is True:
+            return b
+        if va is False or self.literal_value(b) is True:
+            return self.true
+        return self.mk_implies(a, b)
 
 
 _DEFAULT: Z3Env | None = None
@@ -94,31 +193,33 @@ def fresh_context() -> Iterator[Z3Env]:
         _CURRENT.reset(token)
 
 
-def _constants() -> tuple[Z, Z, int, int, Z]:
-    """The context's ``True`` and ``False`` terms and their AST ids (made once).
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Run the body with Python's cyclic garbage collector paused (as it was after).
 
-    The encoder asks "is this literally True/False?" hundreds of thousands of times on
-    large specs; ``z3.is_true`` costs several foreign calls and object allocations
-    each time.  Z3 hash-conses terms, so within one context ``True`` is one AST with
-    one id (kept alive by the cached term): comparing ids is the same test, cheaper.
+    A check builds tens of thousands of long-lived objects (terms, members, their
+    Z3 wrappers) next to the spec's syntax tree, and the collector's generational
+    heuristic answers that by re-scanning the whole heap again and again: at 10,000
+    requirements about a fifth of the check's time, for nothing (the check makes no
+    reference cycles worth collecting; they wait for the next collection after it).
+    It also keeps Z3's term ids, and with them its search, independent of when the
+    collector happens to run, which depends on everything the process did before.
     """
-    env = current()
-    found = env.cache.get("bool-constants")
-    if found is None:
-        t = z3.BoolVal(True, env.ctx)
-        f = z3.BoolVal(False, env.ctx)
-        found = (t, f, t.get_id(), f.get_id(), env.ctx)
-        env.cache["bool-constants"] = found
-    result: tuple[Z, Z, int, int, Z] = found
-    return result
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def true() -> Z:
-    return _constants()[0]
+    return current().true
 
 
 def false() -> Z:
-    return _constants()[1]
+    return current().false
 
 
 class Unsupported(Exception):
@@ -168,18 +269,29 @@ def fraction_from_z3(v: Z) -> Fraction:
     raise Unsupported(f"not a numeral: {v}")
 
 
-def make_solver(rlimit: int, timeout_ms: int | None) -> Z:
+def make_solver(rlimit: int, timeout_ms: int | None, simple: bool = False) -> Z:
     """A solver with fixed seeds and a deterministic resource limit per check.
 
     ``rlimit`` is what decides (the same input gives the same answer on a busy
-    machine); the wall-clock ``timeout`` is only a safety net.
+    machine); the wall-clock ``timeout`` is only a safety net.  ``simple``: Z3's plain
+    SMT solver, without the default solver's logic-specific tactics (much cheaper
+    to create; what the default solver runs anyway once it is given assumptions).
     """
-    s = z3.Solver(ctx=ctx())
-    s.set("random_seed", SEED)
-    if rlimit > 0:
-        s.set("rlimit", rlimit)
-    if timeout_ms is not None and timeout_ms > 0:
-        s.set("timeout", timeout_ms)
+    env = current()
+    key = ("solver-params", rlimit, timeout_ms)
+    params = env.cache.get(key)
+    if params is None:
+        # Made once per context: the same settings z3py's ``set`` would give one at a
+        # time, handed to each new solver in one call (enumerations make many).
+        params = z3.ParamsRef(ctx=env.ctx)
+        params.set("random_seed", SEED)
+        if rlimit > 0:
+            params.set("rlimit", rlimit)
+        if timeout_ms is not None and timeout_ms > 0:
+            params.set("timeout", timeout_ms)
+        env.cache[key] = params
+    s = z3.SimpleSolver(ctx=env.ctx) if simple else z3.Solver(ctx=env.ctx)
+    z3.Z3_solver_set_params(env.ref, s.solver, params.params)
     return s
 
 
@@ -188,66 +300,16 @@ def is_true(t: Z) -> bool:
     return bool(z3.is_true(z3.simplify(t)))
 
 
-def _literal_value(p: Z, consts: tuple[Z, Z, int, int, Z]) -> bool | None:
-    """True/False when ``p`` is literally that constant, else None (one look-up of the
-    context's constants per caller, not per part: this is the encoder's hottest path)."""
-    t, f, tid, fid, context = consts
-    if p is t:
-        return True
-    if p is f:
-        return False
-    if not isinstance(p, z3.ExprRef) or p.ctx is not context:
-        if z3.is_true(p):
-            return True
-        return False if z3.is_false(p) else None
-    pid = p.get_id()
-    if pid == tid:
-        return True
-    return False if pid == fid else None
-
-
 def conj(*parts: Z) -> Z:
     """``And`` that drops literal ``True`` parts (keeps formulas readable)."""
-    consts = _constants()
-    kept: list[Z] = []
-    false_seen = False
-    for p in parts:
-        v = _literal_value(p, consts)
-        if v is True:
-            continue
-        if v is False:
-            false_seen = True
-        kept.append(p)
-    if not kept:
-        return consts[0]
-    if false_seen:
-        return consts[1]
-    return kept[0] if len(kept) == 1 else z3.And(*kept)
+    return current().conj(parts)
 
 
 def disj(*parts: Z) -> Z:
-    consts = _constants()
-    kept: list[Z] = []
-    true_seen = False
-    for p in parts:
-        v = _literal_value(p, consts)
-        if v is False:
-            continue
-        if v is True:
-            true_seen = True
-        kept.append(p)
-    if not kept:
-        return consts[1]
-    if true_seen:
-        return consts[0]
-    return kept[0] if len(kept) == 1 else z3.Or(*kept)
+    """``Or`` that drops literal ``False`` parts."""
+    return current().disj(parts)
 
 
 def implies(a: Z, b: Z) -> Z:
-    consts = _constants()
-    va = _literal_value(a, consts)
-    if va is True:
-        return b
-    if va is False or _literal_value(b, consts) is True:
-        return consts[0]
-    return z3.Implies(a, b)
+    """``Implies`` that folds literal ``True``/``False`` operands."""
+    return current().implies(a, b)
