@@ -25,8 +25,21 @@ def _series(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _weight(y: Fraction) -> str:
-    return "" if y == 1 else f" × {y}"
+def _combination(farkas: Sequence[tuple[str, Fraction]]) -> str:
+    """How the members' linear rows are combined, in words: "Adding A and B as linear
+    inequalities", or "Multiplying A by 4 and adding B as ..." when a multiplier is not 1."""
+    scaled = [f"{i} by {y}" for i, y in farkas if y != 1]
+    plain = [i for i, y in farkas if y == 1]
+    if scaled and plain:
+        return f"Multiplying {_series(scaled)} and adding {_series(plain)} as linear inequalities"
+    if len(scaled) > 1:
+        return f"Multiplying {_series(scaled)} and adding them as linear inequalities"
+    if scaled:
+        ident, y = next((i, y) for i, y in farkas if y != 1)
+        return f"Read as a linear inequality and multiplied by {y}, {ident}"
+    if len(plain) == 1:
+        return f"Read as a linear inequality, {plain[0]}"
+    return f"Adding {_series(plain)} as linear inequalities"
 
 
 def explain(
@@ -77,5 +90,4 @@ def explain(
         )
     if not farkas or farkas_bound is None:
         return first
-    parts = [f"{i}{_weight(y)}" for i, y in farkas]
-    return f"{first} Adding the rows of {_series(parts)} gives 0 <= {farkas_bound}."
+    return f"{first} {_combination(farkas)} gives 0 <= {farkas_bound}, which is false."
