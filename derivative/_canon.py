@@ -87,5 +87,20 @@ def contract_meaning(contract: Contract) -> Any:
 
 
 def contract_identity(contract: Contract) -> str:
-    """SHA-256 of the contract's canonical meaning (LANGUAGE.md §2)."""
-    return sha256_json(contract_meaning(contract))
+    """SHA-256 of the contract's canonical meaning (LANGUAGE.md §2).
+
+    The same bytes as ``canonical_json(contract_meaning(contract))``, built so that each
+    declaration and obligation is serialised once (sorting by canonical JSON would
+    otherwise serialise every item twice): with sorted keys the object is
+    ``{"declarations":[...],"obligations":[...],"tolerance":...}``.  A test holds the
+    two forms equal.
+    """
+    decls = sorted(canonical_json(_decl_meaning(d)) for d in contract.declarations
+                   if d.kind != "bind")
+    obligations = sorted(canonical_json(_obligation_meaning(o)) for o in contract.obligations)
+    data = b"".join((
+        b'{"declarations":[', b",".join(decls),
+        b'],"obligations":[', b",".join(obligations),
+        b'],"tolerance":', canonical_json(contract.tolerance), b"}",
+    ))
+    return sha256_hex(data)
