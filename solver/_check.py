@@ -27,6 +27,7 @@ question was undecided (or no witness could be built), else ``feasible``.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
@@ -1012,6 +1013,20 @@ def _realize(
             second = q.check(extra=quantified)
             if second.verdict != "unknown":
                 ans = second
+        if ans.verdict == "unknown":
+            # Z3's instantiation gave up (strings, lists): ask cvc5 (solver/_cvc5.py).
+            # Its "unsat" is followed by a witness that Z3 builds and the evaluator
+            # checks; its "sat" input is confirmed by Z3 at that fixed input below.
+            from derivative.solver import _cvc5
+
+            alt = _cvc5.decide([*q.background, *quantified], q.variables,
+                               ctx.options.rlimit, ctx.options.timeout_ms)
+            if alt.verdict == "unsat":
+                return _witness(ctx, cl, sc, enc, no_raise, pre, all_ens)
+            if alt.verdict == "sat" and alt.values is not None:
+                _unrealizable(ctx, cl, alt.values)
+                return None
+            ans = dataclasses.replace(ans, reason=f"{ans.reason}; {alt.reason}")
     if ans.verdict == "unknown":
         ctx.unknown(q.name, cl.ensures, ans.reason)
         return None
