@@ -46,7 +46,7 @@ from derivative._ast import (
 )
 from derivative._eval import Evaluator
 from derivative._printer import to_source
-from derivative._types import TBool, TDate, TEnum, TInt, TReal, Ty
+from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, Ty
 from derivative._values import Value
 from derivative._walk import free_names, walk
 from derivative.solver._encode import (
@@ -55,6 +55,7 @@ from derivative.solver._encode import (
     coerce,
     intrinsic_domain,
     is_subclass,
+    sort_of,
     var,
 )
 from derivative.solver._question import CoreResult, Member, Question, names_of
@@ -1027,6 +1028,12 @@ def _realize(
                 _unrealizable(ctx, cl, alt.values)
                 return None
             ans = dataclasses.replace(ans, reason=f"{ans.reason}; {alt.reason}")
+        if ans.verdict == "unknown":
+            unrolled = _realize_unrolled(ctx, cl, sc, pre, no_raise)
+            if unrolled == "realizable":
+                return _witness(ctx, cl, sc, enc, no_raise, pre, all_ens)
+            if unrolled == "unrealizable":
+                return None
     if ans.verdict == "unknown":
         ctx.unknown(q.name, cl.ensures, ans.reason)
         return None
@@ -1039,6 +1046,106 @@ def _realize(
         _unrealizable(ctx, cl, bad_input)
         return None
     return _witness(ctx, cl, sc, enc, no_raise, pre, all_ens)
+
+
+UNROLL_MAX_LEN = 8
+"""Lists whose valid lengths are all at most this are split into one case per length."""
+
+UNROLL_MAX_CASES = 64
+"""At most this many length combinations are tried."""
+
+_ARITHMETIC = (TInt, TReal, TBool, TDate, TEnum)
+
+
+def _realize_unrolled(
+    ctx: _Ctx, cl: _Clauses, sc: _Scope, pre: Question, no_raise: Z
+) -> str | None:
+    """Realizability by cases on the lengths of bounded list inputs.
+
+    When ``requires`` bounds every list input's length (at most ``UNROLL_MAX_LEN``) and
+    the result and all elements are arithmetic, each combination of lengths turns the
+    lists into that many element variables: bounded quantifiers over them unroll, and
+    ``forall result: not post`` becomes linear arithmetic that quantifier elimination
+    decides completely (``maximum``: ``forall i: xs[i] <= result`` and ``exists i:
+    xs[i] == result``).  ``"realizable"`` when every case is unsat, ``"unrealizable"``
+    once a case gave an input (handed to ``_unrealizable``, which confirms it), None when
+    the method does not apply or a case stays undecided.
+    """
+    result = sc.result
+    if result is None or not isinstance(result.ty, _ARITHMETIC) or sc.origin:
+        return None
+    lists: list[str] = []
+    for name, t in sc.inputs.items():
+        if isinstance(t.ty, TList) and isinstance(t.ty.elem, _ARITHMETIC):
+            lists.append(name)
+        elif not isinstance(t.ty, _ARITHMETIC):
+            return None
+    if not lists:
+        return None
+    bounds: list[int] = []
+    for name in lists:
+        length = z3.Length(sc.inputs[name].value)
+        bound = next((b for b in range(UNROLL_MAX_LEN + 1)
+                      if pre.check(extra=[no_raise, length > b]).verdict == "unsat"), None)
+        if bound is None:
+            return None
+        bounds.append(bound)
+    cases = list(itertools.product(*(range(b + 1) for b in bounds)))
+    if len(cases) > UNROLL_MAX_CASES:
+        return None
+    for lengths in cases:
+        verdict = _realize_case(ctx, cl, sc, dict(zip(lists, lengths, strict=True)))
+        if verdict != "unsat":
+            return None if verdict == "unknown" else "unrealizable"
+    return "realizable"
+
+
+def _realize_case(ctx: _Ctx, cl: _Clauses, sc: _Scope, lengths: Mapping[str, int]) -> str:
+    """One case of ``_realize_unrolled``: ``unsat``, ``unknown``, or ``sat`` after handing
+    the input found to ``_unrealizable``."""
+    assert sc.result is not None
+    inputs = dict(sc.inputs)
+    background = [intrinsic_domain(t.value, t.ty) for n, t in sc.inputs.items()
+                  if n not in lengths]
+    variables = {n: (t.value, t.ty) for n, t in sc.inputs.items() if n not in lengths}
+    elements: dict[str, list[str]] = {}
+    for name, n in lengths.items():
+        ty = sc.inputs[name].ty
+        assert isinstance(ty, TList)
+        items = [var(f"{name}[{k}]", ty.elem) for k in range(n)]
+        units = [z3.Unit(e.value) for e in items]
+        seq = z3.Empty(sort_of(ty)) if not units else (
+            units[0] if len(units) == 1 else z3.Concat(*units))
+        inputs[name] = Term(seq, true(), ty)
+        background += [intrinsic_domain(e.value, e.ty) for e in items]
+        elements[name] = [f"{name}[{k}]" for k in range(n)]
+        variables.update({f"{name}[{k}]": (e.value, e.ty) for k, e in enumerate(items)})
+    enc = ctx.encoder({**inputs, "result": sc.result})
+    try:
+        valid = [enc.encode(o.expr).holds for o in cl.requires]
+        no_raise = conj(*[z3.Not(enc.encode(o.expr).holds) for o in cl.raises])
+        ensures = conj(*[enc.encode(o.expr).holds for o in cl.ensures])
+    except Unsupported:
+        return "unknown"
+    r = sc.result.value
+    quantified = [z3.ForAll([r], z3.Implies(intrinsic_domain(r, sc.result.ty),
+                                            z3.Not(ensures)))]
+    q = Question(f"{cl.owner.name} realizability", [], [*background, *valid, no_raise],
+                 variables, ctx.options.rlimit, ctx.options.timeout_ms)
+    ans = q.check_eliminating(quantified)
+    if ans.verdict == "unknown":
+        ans = q.check(extra=quantified)
+    if ans.verdict != "sat":
+        return ans.verdict
+    try:
+        found = q.values(ans.model)
+    except Unsupported:
+        return "unknown"
+    bad_input = {n: v for n, v in found.items() if "[" not in n}
+    for name, names in elements.items():
+        bad_input[name] = tuple(found[k] for k in names)
+    _unrealizable(ctx, cl, bad_input)
+    return "sat"
 
 
 def _unrealizable(ctx: _Ctx, cl: _Clauses, bad_input: dict[str, Value]) -> None:

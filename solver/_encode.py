@@ -90,6 +90,7 @@ from derivative.solver._z3util import (
     fraction_val,
     fresh_name,
     implies,
+    make_solver,
     str_from_z3,
     str_val,
     true,
@@ -97,6 +98,18 @@ from derivative.solver._z3util import (
 
 DATE_MIN = _dt.date.min.toordinal()  # 1
 DATE_MAX = _dt.date.max.toordinal()  # 3652059
+
+ALWAYS_RLIMIT = 20_000
+"""Resource limit of the small validity check behind ``_always`` (deterministic)."""
+
+
+def _always(condition: Z, claim: Z) -> bool:
+    """Whether ``condition`` implies ``claim`` for every value of every variable: a
+    quantifier-free validity check, cheap and deterministic; False when undecided."""
+    s = make_solver(ALWAYS_RLIMIT, None, simple=True)
+    s.add(condition, z3.Not(claim))
+    return bool(s.check() == z3.unsat)
+
 
 EXPAND_LIMIT = 64
 """A quantifier over a constant range at most this long is unrolled (no Z3 quantifier)."""
@@ -879,6 +892,11 @@ class Encoder(ExprVisitor[Term]):
         Short-circuit: element ``i`` is evaluated only if every earlier element was
         defined and true (all) / defined and false (any).
         """
+        if not z3.is_true(z3.simplify(body.defined)) and _always(in_range, body.defined):
+            # Every element in the range is defined (``xs[i]`` for ``i`` in
+            # ``0..len(xs) - 1``): short-circuiting cannot matter, and the quantified
+            # definedness (which Z3's instantiation often cannot decide) is not needed.
+            body = Term(body.value, true(), body.ty)
         if is_all:
             value = z3.ForAll([i], z3.Implies(in_range, conj(body.defined, body.value)))
         else:

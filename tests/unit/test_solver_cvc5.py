@@ -91,3 +91,48 @@ def test_an_undecided_question_says_why() -> None:
         answer = decide([n >= 0, n <= 10, body], {"s": (s, STR), "n": (n, INT)}, 20_000, 60_000)
     assert answer.verdict == "unknown"
     assert answer.reason.startswith("cvc5: ")
+
+
+UNROLLED = """\
+spec lists version 1
+function maximum(xs: list[int]) -> int
+    requires: len(xs) >= 1 and len(xs) <= 6
+    ensures: forall i in 0..len(xs) - 1: xs[i] <= result
+    ensures: exists i in 0..len(xs) - 1: xs[i] == result
+
+function first_positive(xs: list[int]) -> int
+    requires: len(xs) <= 4
+    requires: exists i in 0..len(xs) - 1: xs[i] > 0
+    ensures: result > 0
+    ensures: exists i in 0..len(xs) - 1: xs[i] == result
+"""
+
+UNROLLED_BAD = """\
+spec lists version 1
+function bad_max(xs: list[int], ys: list[int]) -> int
+    requires: 1 <= len(xs) <= 3 and len(ys) <= 2
+    ensures: forall i in 0..len(xs) - 1: xs[i] < result
+    ensures: exists i in 0..len(xs) - 1: xs[i] == result
+"""
+
+
+def test_bounded_lists_are_decided_by_cases_on_their_lengths() -> None:
+    """``maximum`` defeats both solvers' quantifier instantiation; split by the list's
+    length (at most 6 here) it is linear arithmetic that quantifier elimination decides.
+    An existential over in-range elements needs no quantified definedness either."""
+    loaded = api.parse_text(UNROLLED, "lists.req")
+    result = check(loaded.contract, loaded.types, CheckOptions())
+    assert result.status == "feasible", (result.reason, result.unknowns)
+    assert result.witness is not None
+    call = result.witness.functions["maximum"]
+    xs = call.input["xs"]
+    assert isinstance(xs, tuple) and xs and call.result == max(xs)
+
+
+def test_an_unrealizable_bounded_list_function_is_proven_with_its_input() -> None:
+    loaded = api.parse_text(UNROLLED_BAD, "bad.req")
+    result = check(loaded.contract, loaded.types, CheckOptions())
+    assert result.status == "infeasible_proven"
+    core = result.cores[0]
+    assert core.kind == "unrealizable"
+    assert core.witness_input is not None and len(core.witness_input["xs"]) >= 1
