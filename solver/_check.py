@@ -1009,6 +1009,14 @@ def _realize(
             isinstance(t, TInt | TReal | TBool | TDate | TEnum)
             for t in [sc.result.ty, *(t for _, t in s_vars.values())]
         )
+        if not arithmetic:
+            # Bounded lists of arithmetic values: cases on their lengths are complete
+            # and cheap, so they go first (``_realize_unrolled``; None: not applicable).
+            unrolled = _realize_unrolled(ctx, cl, sc, pre, no_raise)
+            if unrolled == "realizable":
+                return _witness(ctx, cl, sc, enc, no_raise, pre, all_ens)
+            if unrolled == "unrealizable":
+                return None
         ans = q.check_eliminating(quantified) if arithmetic else q.check(extra=quantified)
         if arithmetic and ans.verdict == "unknown":
             second = q.check(extra=quantified)
@@ -1028,12 +1036,6 @@ def _realize(
                 _unrealizable(ctx, cl, alt.values)
                 return None
             ans = dataclasses.replace(ans, reason=f"{ans.reason}; {alt.reason}")
-        if ans.verdict == "unknown":
-            unrolled = _realize_unrolled(ctx, cl, sc, pre, no_raise)
-            if unrolled == "realizable":
-                return _witness(ctx, cl, sc, enc, no_raise, pre, all_ens)
-            if unrolled == "unrealizable":
-                return None
     if ans.verdict == "unknown":
         ctx.unknown(q.name, cl.ensures, ans.reason)
         return None
@@ -1072,7 +1074,10 @@ def _realize_unrolled(
     the method does not apply or a case stays undecided.
     """
     result = sc.result
-    if result is None or not isinstance(result.ty, _ARITHMETIC) or sc.origin:
+    if result is None or sc.origin or not (
+        isinstance(result.ty, _ARITHMETIC)
+        or (isinstance(result.ty, TList) and isinstance(result.ty.elem, _ARITHMETIC))
+    ):
         return None
     lists: list[str] = []
     for name, t in sc.inputs.items():
@@ -1127,11 +1132,11 @@ def _realize_case(ctx: _Ctx, cl: _Clauses, sc: _Scope, lengths: Mapping[str, int
         ensures = conj(*[enc.encode(o.expr).holds for o in cl.ensures])
     except Unsupported:
         return "unknown"
-    r = sc.result.value
-    quantified = [z3.ForAll([r], z3.Implies(intrinsic_domain(r, sc.result.ty),
-                                            z3.Not(ensures)))]
     q = Question(f"{cl.owner.name} realizability", [], [*background, *valid, no_raise],
                  variables, ctx.options.rlimit, ctx.options.timeout_ms)
+    quantified = _no_result(ctx, cl, sc, inputs, q, ensures)
+    if quantified is None:
+        return "unknown"
     ans = q.check_eliminating(quantified)
     if ans.verdict == "unknown":
         ans = q.check(extra=quantified)
@@ -1146,6 +1151,44 @@ def _realize_case(ctx: _Ctx, cl: _Clauses, sc: _Scope, lengths: Mapping[str, int
         bad_input[name] = tuple(found[k] for k in names)
     _unrealizable(ctx, cl, bad_input)
     return "sat"
+
+
+def _no_result(
+    ctx: _Ctx, cl: _Clauses, sc: _Scope, inputs: Mapping[str, Term], q: Question,
+    ensures: Z,
+) -> list[Z] | None:
+    """"No result satisfies every ensures" for one case of ``_realize_case``.
+
+    An arithmetic result is one universally quantified variable.  A list result is
+    split by its length too, when the ensures bound it (no acceptable result longer
+    than ``UNROLL_MAX_LEN``: an existential question): one quantifier over that many
+    element variables per length, so that everything stays linear arithmetic.  None
+    when the result's length is not bounded (or that could not be decided).
+    """
+    assert sc.result is not None
+    r, ty = sc.result.value, sc.result.ty
+    if not isinstance(ty, TList):
+        return [z3.ForAll([r], z3.Implies(intrinsic_domain(r, ty), z3.Not(ensures)))]
+    longer = q.check(extra=[intrinsic_domain(r, ty), ensures, z3.Length(r) > UNROLL_MAX_LEN])
+    if longer.verdict != "unsat":
+        return None
+    out: list[Z] = []
+    for m in range(UNROLL_MAX_LEN + 1):
+        items = [var(f"result[{k}]#{m}", ty.elem) for k in range(m)]
+        units = [z3.Unit(e.value) for e in items]
+        seq = z3.Empty(sort_of(ty)) if not units else (
+            units[0] if len(units) == 1 else z3.Concat(*units))
+        enc = ctx.encoder({**inputs, "result": Term(seq, true(), ty)})
+        try:
+            ens = z3.simplify(conj(*[enc.encode(o.expr).holds for o in cl.ensures]))
+        except Unsupported:
+            return None
+        if z3.is_false(ens):
+            continue  # no result of this length is acceptable (``len(result) == len(xs)``)
+        domain = conj(*[intrinsic_domain(e.value, e.ty) for e in items])
+        body = z3.Implies(domain, z3.Not(ens))
+        out.append(z3.ForAll([e.value for e in items], body) if items else body)
+    return out
 
 
 def _unrealizable(ctx: _Ctx, cl: _Clauses, bad_input: dict[str, Value]) -> None:

@@ -100,6 +100,11 @@ function maximum(xs: list[int]) -> int
     ensures: forall i in 0..len(xs) - 1: xs[i] <= result
     ensures: exists i in 0..len(xs) - 1: xs[i] == result
 
+function sort_nums(xs: list[int]) -> list[int]
+    requires: len(xs) <= 5
+    ensures: len(result) == len(xs)
+    ensures: forall i in 0..len(result) - 2: result[i] <= result[i + 1]
+
 function first_positive(xs: list[int]) -> int
     requires: len(xs) <= 4
     requires: exists i in 0..len(xs) - 1: xs[i] > 0
@@ -127,6 +132,9 @@ def test_bounded_lists_are_decided_by_cases_on_their_lengths() -> None:
     call = result.witness.functions["maximum"]
     xs = call.input["xs"]
     assert isinstance(xs, tuple) and xs and call.result == max(xs)
+    ordered = result.witness.functions["sort_nums"]
+    assert isinstance(ordered.result, tuple)
+    assert list(ordered.result) == sorted(ordered.result)
 
 
 def test_an_unrealizable_bounded_list_function_is_proven_with_its_input() -> None:
