@@ -28,7 +28,6 @@ from derivative.solver._result import CallWitness, CheckResult, Core, Finding
 
 CHECK_FORMAT = "derivative.check/v1"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-TOOL_URI = "https://pypi.org/project/derivative/"
 
 
 # --------------------------------------------------------------------------- values
@@ -326,7 +325,6 @@ def render_sarif(result: CheckResult, strict: bool = False) -> dict[str, Any]:
                     "driver": {
                         "name": "derivative",
                         "version": __version__,
-                        "informationUri": TOOL_URI,
                         "rules": [
                             {"id": k, "shortDescription": {"text": v}} for k, v in _RULES.items()
                         ],
