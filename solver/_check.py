@@ -43,10 +43,11 @@ from derivative._ast import (
     Expr,
     Obligation,
     Result,
+    StrLit,
 )
 from derivative._eval import Evaluator
 from derivative._printer import to_source
-from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, Ty
+from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
 from derivative._values import Value
 from derivative._walk import free_names, walk
 from derivative.solver._encode import (
@@ -80,6 +81,7 @@ from derivative.solver._z3util import (
     ctx,
     disj,
     fresh_context,
+    str_val,
     true,
 )
 
@@ -1022,6 +1024,8 @@ def _realize(
             second = q.check(extra=quantified)
             if second.verdict != "unknown":
                 ans = second
+        if ans.verdict == "unknown" and _realized_by_candidates(ctx, cl, sc, q):
+            return _witness(ctx, cl, sc, enc, no_raise, pre, all_ens)
         if ans.verdict == "unknown":
             # Z3's instantiation gave up (strings, lists): ask cvc5 (solver/_cvc5.py).
             # Its "unsat" is followed by a witness that Z3 builds and the evaluator
@@ -1048,6 +1052,52 @@ def _realize(
         _unrealizable(ctx, cl, bad_input)
         return None
     return _witness(ctx, cl, sc, enc, no_raise, pre, all_ens)
+
+
+CANDIDATE_LIMIT = 64
+"""Result terms tried together by ``_realized_by_candidates`` at most."""
+
+
+def _realized_by_candidates(ctx: _Ctx, cl: _Clauses, sc: _Scope, q: Question) -> bool:
+    """Realizability proved by a finite set of result terms built from the inputs.
+
+    For a string result the terms are the string inputs, the string literals of the
+    ensures and ``""``, and their concatenations of two and three parts (at most
+    ``CANDIDATE_LIMIT``); for a list result, the list inputs of that type and ``[]``.
+    If no valid input makes *every* term fail the ensures (a quantifier-free question),
+    each input has an acceptable result and the function is realizable: ``wrap(s)``
+    with ``startswith(result, "[")``, ``endswith(result, "]")`` and
+    ``contains(result, s)`` is covered by ``"[" + s + "]"``, which quantifier
+    instantiation does not find.  False means "not shown", never "unrealizable".
+    """
+    result = sc.result
+    if result is None:
+        return False
+    ty = result.ty
+    if isinstance(ty, TStr):
+        atoms = [t.value for t in sc.inputs.values() if isinstance(t.ty, TStr)]
+        literals = sorted({n.value for o in cl.ensures for n in walk(o.expr)
+                           if isinstance(n, StrLit)})
+        atoms += [str_val(v) for v in literals]
+        terms: list[Z] = [str_val("")]
+        for size in (1, 2, 3):
+            for parts in itertools.product(atoms, repeat=size):
+                if len(terms) >= CANDIDATE_LIMIT:
+                    break
+                terms.append(parts[0] if size == 1 else z3.Concat(*parts))
+    elif isinstance(ty, TList):
+        terms = [z3.Empty(sort_of(ty))]
+        terms += [t.value for t in sc.inputs.values() if t.ty == ty]
+    else:
+        return False
+    failing: list[Z] = []
+    for term in terms[:CANDIDATE_LIMIT]:
+        enc = ctx.encoder({**sc.inputs, "result": Term(term, true(), ty)})
+        try:
+            failing.append(z3.Not(conj(*[enc.encode(o.expr).holds for o in cl.ensures])))
+        except Unsupported:
+            return False
+    return q.check(extra=failing).verdict == "unsat"
 
 
 UNROLL_MAX_LEN = 8

@@ -144,3 +144,26 @@ def test_an_unrealizable_bounded_list_function_is_proven_with_its_input() -> Non
     core = result.cores[0]
     assert core.kind == "unrealizable"
     assert core.witness_input is not None and len(core.witness_input["xs"]) >= 1
+
+
+CANDIDATES = """\
+spec strs version 1
+function wrap(s: str) -> str
+    requires: len(s) <= 20
+    ensures: startswith(result, "[")
+    ensures: endswith(result, "]")
+    ensures: contains(result, s)
+"""
+
+
+def test_a_string_function_covered_by_a_term_of_its_inputs_is_realizable() -> None:
+    """Neither solver's instantiation finds ``"[" + s + "]"``; the finite set of terms
+    built from the inputs and the spec's literals covers every input."""
+    loaded = api.parse_text(CANDIDATES, "strs.req")
+    result = check(loaded.contract, loaded.types, CheckOptions())
+    assert result.status == "feasible", (result.reason, result.unknowns)
+    assert result.witness is not None
+    call = result.witness.functions["wrap"]
+    s = call.input["s"]
+    assert isinstance(s, str) and isinstance(call.result, str)
+    assert call.result.startswith("[") and call.result.endswith("]") and s in call.result
