@@ -1184,14 +1184,17 @@ def _realize_case(ctx: _Ctx, cl: _Clauses, sc: _Scope, lengths: Mapping[str, int
         return "unknown"
     q = Question(f"{cl.owner.name} realizability", [], [*background, *valid, no_raise],
                  variables, ctx.options.rlimit, ctx.options.timeout_ms)
-    quantified = _no_result(ctx, cl, sc, inputs, q, ensures)
-    if quantified is None:
+    shaped = _no_result(ctx, cl, sc, inputs, q, ensures)
+    if shaped is None:
         return "unknown"
+    quantified, complete = shaped
     ans = q.check_eliminating(quantified)
     if ans.verdict == "unknown":
         ans = q.check(extra=quantified)
     if ans.verdict != "sat":
         return ans.verdict
+    if not complete:
+        return "unknown"  # only results up to a length were tried: no conclusion
     try:
         found = q.values(ans.model)
     except Unsupported:
@@ -1206,22 +1209,24 @@ def _realize_case(ctx: _Ctx, cl: _Clauses, sc: _Scope, lengths: Mapping[str, int
 def _no_result(
     ctx: _Ctx, cl: _Clauses, sc: _Scope, inputs: Mapping[str, Term], q: Question,
     ensures: Z,
-) -> list[Z] | None:
-    """"No result satisfies every ensures" for one case of ``_realize_case``.
+) -> tuple[list[Z], bool] | None:
+    """"No result satisfies every ensures" for one case of ``_realize_case``, and
+    whether that statement covers every result (``complete``).
 
     An arithmetic result is one universally quantified variable.  A list result is
-    split by its length too, when the ensures bound it (no acceptable result longer
-    than ``UNROLL_MAX_LEN``: an existential question): one quantifier over that many
-    element variables per length, so that everything stays linear arithmetic.  None
-    when the result's length is not bounded (or that could not be decided).
+    split by its length, one quantifier over that many element variables per length up
+    to ``UNROLL_MAX_LEN``, so that everything stays linear arithmetic.  That covers every
+    result when the ensures bound its length (no acceptable result is longer: an
+    existential question); otherwise only the shorter results are covered, which can
+    still prove realizability (some short result works for every input) but never the
+    opposite, so the caller draws no conclusion from a "sat" then.
     """
     assert sc.result is not None
     r, ty = sc.result.value, sc.result.ty
     if not isinstance(ty, TList):
-        return [z3.ForAll([r], z3.Implies(intrinsic_domain(r, ty), z3.Not(ensures)))]
+        return [z3.ForAll([r], z3.Implies(intrinsic_domain(r, ty), z3.Not(ensures)))], True
     longer = q.check(extra=[intrinsic_domain(r, ty), ensures, z3.Length(r) > UNROLL_MAX_LEN])
-    if longer.verdict != "unsat":
-        return None
+    complete = longer.verdict == "unsat"
     out: list[Z] = []
     for m in range(UNROLL_MAX_LEN + 1):
         items = [var(f"result[{k}]#{m}", ty.elem) for k in range(m)]
@@ -1238,7 +1243,7 @@ def _no_result(
         domain = conj(*[intrinsic_domain(e.value, e.ty) for e in items])
         body = z3.Implies(domain, z3.Not(ens))
         out.append(z3.ForAll([e.value for e in items], body) if items else body)
-    return out
+    return out, complete
 
 
 def _unrealizable(ctx: _Ctx, cl: _Clauses, bad_input: dict[str, Value]) -> None:

@@ -167,3 +167,29 @@ def test_a_string_function_covered_by_a_term_of_its_inputs_is_realizable() -> No
     s = call.input["s"]
     assert isinstance(s, str) and isinstance(call.result, str)
     assert call.result.startswith("[") and call.result.endswith("]") and s in call.result
+
+
+UNBOUNDED_RESULT = """\
+spec lists3 version 1
+function evens(xs: list[int]) -> list[int]
+    requires: len(xs) <= 4
+    ensures: len(result) >= len(xs)
+    ensures: forall i in 0..len(result) - 1: result[i] % 2 == 0
+"""
+
+
+def test_short_results_can_prove_realizability_without_a_length_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No ensures bounds the result's length, yet a result of at most 8 elements works
+    for every input: the length cases prove it, and neither cvc5 nor Z3's quantified
+    attempt is needed."""
+    from derivative.solver import _cvc5
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("cvc5 was asked")
+
+    monkeypatch.setattr(_cvc5, "decide", refuse)
+    loaded = api.parse_text(UNBOUNDED_RESULT, "lists3.req")
+    result = check(loaded.contract, loaded.types, CheckOptions())
+    assert result.status == "feasible", (result.reason, result.unknowns)
