@@ -1019,13 +1019,15 @@ def _realize(
                 return _witness(ctx, cl, sc, enc, no_raise, pre, all_ens)
             if unrolled == "unrealizable":
                 return None
+            # Result terms built from the inputs: quantifier-free, so cheap enough to
+            # try before Z3's quantified attempt (which may spend its whole rlimit).
+            if _realized_by_candidates(ctx, cl, sc, q):
+                return _witness(ctx, cl, sc, enc, no_raise, pre, all_ens)
         ans = q.check_eliminating(quantified) if arithmetic else q.check(extra=quantified)
         if arithmetic and ans.verdict == "unknown":
             second = q.check(extra=quantified)
             if second.verdict != "unknown":
                 ans = second
-        if ans.verdict == "unknown" and _realized_by_candidates(ctx, cl, sc, q):
-            return _witness(ctx, cl, sc, enc, no_raise, pre, all_ens)
         if ans.verdict == "unknown":
             # Z3's instantiation gave up (strings, lists): ask cvc5 (solver/_cvc5.py).
             # Its "unsat" is followed by a witness that Z3 builds and the evaluator
@@ -1097,7 +1099,10 @@ def _realized_by_candidates(ctx: _Ctx, cl: _Clauses, sc: _Scope, q: Question) ->
             failing.append(z3.Not(conj(*[enc.encode(o.expr).holds for o in cl.ensures])))
         except Unsupported:
             return False
-    return q.check(extra=failing).verdict == "unsat"
+    # A fresh solver: asking the question's own incremental solver would change the
+    # models (and so the witnesses) that later checks of it give.
+    fresh = Question(q.name, [], q.background, q.variables, q.rlimit, q.timeout_ms)
+    return fresh.check(extra=failing).verdict == "unsat"
 
 
 UNROLL_MAX_LEN = 8
