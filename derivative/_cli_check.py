@@ -39,7 +39,8 @@ def _positive_int(text: str) -> int:
     return n
 
 
-def _positive_float(text: str) -> float:
+def positive_seconds(text: str) -> float:
+    """An argparse type: a finite, positive number of seconds (shared by ``run``)."""
     try:
         x = float(text)
     except ValueError:
@@ -77,7 +78,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--timeout",
-        type=_positive_float,
+        type=positive_seconds,
         default=None,
         metavar="S",
         help="wall-clock safety limit per solver call in seconds (default 60)",

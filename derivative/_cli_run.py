@@ -21,6 +21,7 @@ import json
 import sys
 from typing import Any
 
+from derivative._cli_check import positive_seconds
 from derivative._errors import UsageError
 
 NAME = "run"
@@ -35,16 +36,6 @@ def _positive_int(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return n
-
-
-def _seconds(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < x < float("inf"):
-        raise argparse.ArgumentTypeError("must be a positive number of seconds")
-    return x
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -64,10 +55,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the derivative.run/v1 document")
     p.add_argument("--seed", type=int, default=None, metavar="N",
                    help="a random seed (default: derandomised, the same inputs every run)")
-    p.add_argument("--call-timeout", type=_seconds, default=None, metavar="S",
+    p.add_argument("--call-timeout", type=positive_seconds, default=None, metavar="S",
                    help="wall-clock seconds per call (default 10); a call over it kills the "
                    "sandbox, a fresh one continues and the call fails")
-    p.add_argument("--run-timeout", type=_seconds, default=None, metavar="S",
+    p.add_argument("--run-timeout", type=positive_seconds, default=None, metavar="S",
                    help="wall-clock seconds for the whole run (default 900)")
     p.add_argument("--image", default=None, metavar="TAG",
                    help="the Docker image (default derivative-sandbox:1)")

@@ -293,6 +293,11 @@ class InProcessCaller:
         yield from explore_in_process(self, system, setup, calls, limit, stop)
 
 
+def _sandbox_class(status: str) -> str:
+    """The class name a failed sandbox request shows as: ``timeout`` -> ``SandboxTimeout``."""
+    return "Sandbox" + "".join(p.capitalize() for p in status.split("_"))
+
+
 class SandboxCaller:
     """Adapts a sandbox session (``forge/_sandbox.py``: ``call``/``new_instance``/
     ``method`` returning ``CallResult``) to the ``Caller`` protocol, and its ``explore``
@@ -315,8 +320,7 @@ class SandboxCaller:
         if status == "raised" and exc is not None:
             return Outcome(raised=Raised(tuple(exc.classes), str(exc.message)))
         detail = getattr(result, "detail", "") or (exc.message if exc is not None else "")
-        name = "Sandbox" + "".join(p.capitalize() for p in str(status).split("_"))
-        return Outcome(raised=Raised((name,), str(detail)))
+        return Outcome(raised=Raised((_sandbox_class(str(status)),), str(detail)))
 
     def call(self, func_name: str, args: Sequence[object]) -> Outcome:
         return self._outcome(self.sandbox.call(func_name, list(args)))
@@ -374,8 +378,7 @@ class SandboxCaller:
                     detail = str(getattr(result, "detail", "") or
                                  (raised.message if raised is not None else status))
                     if status in ("timeout", "crashed", "protocol_error"):
-                        name = "Sandbox" + "".join(p.capitalize() for p in status.split("_"))
-                        failed = Outcome(raised=Raised((name,), detail))
+                        failed = Outcome(raised=Raised((_sandbox_class(status),), detail))
                         yield Interleaving(f"sandbox {status.replace('_', ' ')}: {detail}",
                                            [], [failed for _ in calls], trace=detail,
                                            deadlock=True)

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -298,7 +297,3 @@ def _weak_isolation(sandbox: Sandbox, report: RunReport) -> None:
     weak = [f for f in sandbox.isolation if f.startswith("weaker")]
     if weak:
         report.warnings.append(WEAK_ISOLATION_WARNING.format(missing=", ".join(weak)))
-
-
-def backend_choices() -> Sequence[str]:
-    return ("auto", "docker", "process")

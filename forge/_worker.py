@@ -488,7 +488,22 @@ class OutputBudget:
             return
 
 
-class BoundedBytes(io.RawIOBase):
+class _BudgetStream:
+    """What both bounded streams answer alike: a writable, non-terminal descriptor."""
+
+    _fd: int
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return False
+
+
+class BoundedBytes(_BudgetStream, io.RawIOBase):
     """``sys.stdout.buffer``: bytes written through the shared budget."""
 
     def __init__(self, fd: int, budget: OutputBudget) -> None:
@@ -503,17 +518,8 @@ class BoundedBytes(io.RawIOBase):
         self._budget.write(self._fd, raw)
         return len(raw)
 
-    def writable(self) -> bool:
-        return True
 
-    def fileno(self) -> int:
-        return self._fd
-
-    def isatty(self) -> bool:
-        return False
-
-
-class BoundedText(io.TextIOBase):
+class BoundedText(_BudgetStream, io.TextIOBase):
     """``sys.stdout`` / ``sys.stderr``: text encoded as UTF-8 and written unbuffered
     through the shared budget (nothing is lost when the sandbox is killed)."""
 
@@ -544,15 +550,6 @@ class BoundedText(io.TextIOBase):
         else:
             budget.write(self._fd, text.encode("utf-8", "backslashreplace"))
         return len(text)
-
-    def writable(self) -> bool:
-        return True
-
-    def fileno(self) -> int:
-        return self._fd
-
-    def isatty(self) -> bool:
-        return False
 
     def reconfigure(self, **_: Any) -> None:
         """Accepted and ignored (the encoding is fixed)."""

@@ -23,37 +23,19 @@ places (for generated identifiers this means identical content).
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import linecache
 import os
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from derivative._ast import Contract, Obligation, SourceFile
 from derivative._canon import content_digest
 from derivative._errors import SourcePos, SpecError, UsageError
+from derivative._gcpause import collector_paused
 from derivative.grammar._parser import parse_source, pos_in, source_line
 from derivative.grammar._transform import Clause, ParsedFile, UseLine
-
-
-@contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a requirement set is built.
-
-    Building allocates many small objects that all survive; the collector would
-    rescan them again and again (measured: a third or more of a 10,000-line
-    load).  Nothing built here forms reference cycles worth collecting.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def register_source(file: str, text: str) -> None:
@@ -304,7 +286,7 @@ def load(paths: Sequence[str | os.PathLike[str]]) -> Contract:
         paths = [paths]
     if not paths:
         raise UsageError("no spec file given")
-    with _no_gc():
+    with collector_paused():
         builder = _SetBuilder()
         for p in paths:
             builder.add_path(os.fspath(p), None)
@@ -317,7 +299,7 @@ def parse_text(text: str, file: str = "<string>") -> Contract:
     ``use`` lines are resolved relative to ``file``'s directory when ``file`` is a
     real path; with a pseudo name such as ``<string>`` they are an error.
     """
-    with _no_gc():
+    with collector_paused():
         builder = _SetBuilder()
         key = None if _is_pseudo(file) else os.path.realpath(file)
         builder.add_text(text, file, key)

@@ -16,8 +16,8 @@ from typing import Any
 
 from derivative._ast import Contract
 from derivative._errors import DerivativeError
+from derivative._gcpause import collector_paused
 from derivative.solver._result import Core
-from derivative.solver._z3util import collector_paused
 
 
 class CertificateUnavailable(DerivativeError):

@@ -46,6 +46,7 @@ from derivative._ast import (
     StrLit,
 )
 from derivative._eval import Evaluator
+from derivative._gcpause import collector_paused
 from derivative._printer import to_source
 from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
 from derivative._values import Value
@@ -56,6 +57,7 @@ from derivative.solver._encode import (
     coerce,
     intrinsic_domain,
     is_subclass,
+    seq_of,
     sort_of,
     var,
 )
@@ -76,7 +78,6 @@ from derivative.solver._scope import Owner, owner_obligations, owners, param_obl
 from derivative.solver._z3util import (
     Unsupported,
     Z,
-    collector_paused,
     conj,
     ctx,
     disj,
@@ -1172,11 +1173,8 @@ def _realize_case(ctx: _Ctx, cl: _Clauses, sc: _Scope, lengths: Mapping[str, int
     for name, n in lengths.items():
         ty = sc.inputs[name].ty
         assert isinstance(ty, TList)
-        items = [var(f"{name}[{k}]", ty.elem) for k in range(n)]
-        units = [z3.Unit(e.value) for e in items]
-        seq = z3.Empty(sort_of(ty)) if not units else (
-            units[0] if len(units) == 1 else z3.Concat(*units))
-        inputs[name] = Term(seq, true(), ty)
+        items, seq = _elements(name, ty, n)
+        inputs[name] = seq
         background += [intrinsic_domain(e.value, e.ty) for e in items]
         elements[name] = [f"{name}[{k}]" for k in range(n)]
         variables.update({f"{name}[{k}]": (e.value, e.ty) for k, e in enumerate(items)})
@@ -1211,6 +1209,12 @@ def _realize_case(ctx: _Ctx, cl: _Clauses, sc: _Scope, lengths: Mapping[str, int
     return "sat"
 
 
+def _elements(name: str, ty: TList, n: int) -> tuple[list[Term], Term]:
+    """``n`` element variables ``name[k]`` and the list of exactly those elements."""
+    items = [var(f"{name}[{k}]", ty.elem) for k in range(n)]
+    return items, Term(seq_of([e.value for e in items], sort_of(ty)), true(), ty)
+
+
 def _no_result(
     ctx: _Ctx, cl: _Clauses, sc: _Scope, inputs: Mapping[str, Term], q: Question,
     ensures: Z,
@@ -1234,11 +1238,8 @@ def _no_result(
     complete = longer.verdict == "unsat"
     out: list[Z] = []
     for m in range(UNROLL_MAX_LEN + 1):
-        items = [var(f"result[{k}]#{m}", ty.elem) for k in range(m)]
-        units = [z3.Unit(e.value) for e in items]
-        seq = z3.Empty(sort_of(ty)) if not units else (
-            units[0] if len(units) == 1 else z3.Concat(*units))
-        enc = ctx.encoder({**inputs, "result": Term(seq, true(), ty)})
+        items, seq = _elements(f"result#{m}", ty, m)
+        enc = ctx.encoder({**inputs, "result": seq})
         try:
             ens = z3.simplify(conj(*[enc.encode(o.expr).holds for o in cl.ensures]))
         except Unsupported:

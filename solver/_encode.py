@@ -28,7 +28,7 @@ from __future__ import annotations
 import builtins
 import datetime as _dt
 import itertools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -266,10 +266,7 @@ def literal(value: Value, ty: Ty) -> Z:
         return enum_sort(ty)[1][member]
     if isinstance(ty, TList):
         assert isinstance(value, tuple | list)
-        if not value:
-            return z3.Empty(sort_of(ty))
-        units = [z3.Unit(literal(v, ty.elem)) for v in value]
-        return units[0] if len(units) == 1 else z3.Concat(*units)
+        return seq_of([literal(v, ty.elem) for v in value], sort_of(ty))
     raise Unsupported(f"values of type {ty.show()} cannot be encoded")
 
 
@@ -507,8 +504,10 @@ def const_items(seq: Z, limit: int = EXPAND_LIMIT) -> list[Z] | None:
     return [z3.simplify(seq[k]) for k in range(length.as_long())]
 
 
-def _seq_of(items: list[Z], sort: Z) -> Z:
+def seq_of(items: Sequence[Z], sort: Z | None = None) -> Z:
+    """The sequence of ``items``; ``sort`` (the sequence sort) is needed only when empty."""
     if not items:
+        assert sort is not None, "an empty sequence needs its sort"
         return z3.Empty(sort)
     units = [z3.Unit(x) for x in items]
     return units[0] if len(units) == 1 else z3.Concat(*units)
@@ -689,8 +688,7 @@ class Encoder(ExprVisitor[Term]):
         elem: Ty = TAny()
         for t in items:
             elem = join(elem, t.ty)
-        units = [z3.Unit(coerce(t, elem)) for t in items]
-        value = units[0] if len(units) == 1 else z3.Concat(*units)
+        value = seq_of([coerce(t, elem) for t in items])
         return Term(value, conj(*[t.defined for t in items]), TList(elem))
 
     # ------------------------------------------------------------------ operators
@@ -1070,7 +1068,7 @@ class Encoder(ExprVisitor[Term]):
                 for k in range(r % 2, len(items) - 1, 2):
                     a, b = items[k], items[k + 1]
                     items[k], items[k + 1] = z3.If(a <= b, a, b), z3.If(a <= b, b, a)
-            return Term(_seq_of(items, xs.value.sort()), d, xs.ty)
+            return Term(seq_of(items, xs.value.sort()), d, xs.ty)
         f = recfun("sorted", xs.value.sort(), sort_of(xs.ty.elem))
         return Term(f(xs.value), d, xs.ty)
 

@@ -15,7 +15,6 @@ reintroduce by accident (ARCHITECTURE.md §2):
 
 from __future__ import annotations
 
-import gc
 import itertools
 import re
 from collections.abc import Iterator, Sequence
@@ -191,27 +190,6 @@ def fresh_context() -> Iterator[Z3Env]:
         yield env
     finally:
         _CURRENT.reset(token)
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Run the body with Python's cyclic garbage collector paused (as it was after).
-
-    A check builds tens of thousands of long-lived objects (terms, members, their
-    Z3 wrappers) next to the spec's syntax tree, and the collector's generational
-    heuristic answers that by re-scanning the whole heap again and again: at 10,000
-    requirements about a fifth of the check's time, for nothing (the check makes no
-    reference cycles worth collecting; they wait for the next collection after it).
-    It also keeps Z3's term ids, and with them its search, independent of when the
-    collector happens to run, which depends on everything the process did before.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def true() -> Z:

@@ -21,13 +21,14 @@ import z3
 from derivative import api
 from derivative._ast import Obligation
 from derivative._eval import Evaluator
+from derivative._gcpause import collector_paused
 from derivative._types import INT
 from derivative._walk import free_names, walk
 from derivative.solver import CheckOptions, CheckResult, check
 from derivative.solver import _question as question_mod
 from derivative.solver._encode import Encoder, Term, var
 from derivative.solver._question import Member, Question, names_of
-from derivative.solver._z3util import Z, collector_paused, fresh_context
+from derivative.solver._z3util import Z, fresh_context
 
 
 def run(text: str, **options: object) -> CheckResult:
