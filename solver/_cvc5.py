@@ -95,9 +95,10 @@ def _run(
     rlimit: int,
     timeout_ms: int,
 ) -> Cvc5Answer:
-    tm = cvc5.TermManager()
-    solver = cvc5.Solver(tm)
     try:
+        # cvc5 >= 1.2 wants a term manager; older releases make their own.
+        manager = getattr(cvc5, "TermManager", None)
+        solver = cvc5.Solver(manager()) if manager is not None else cvc5.Solver()
         solver.setOption("produce-models", "true")
         solver.setOption("seed", "0")
         solver.setOption("rlimit-per", str(max(1, rlimit // RLIMIT_DIVISOR)))
@@ -125,16 +126,16 @@ def _run(
     if not result.isSat():
         why = str(result.getUnknownExplanation()).rsplit(".", 1)[-1]
         return Cvc5Answer("unknown", reason=EXPLANATIONS.get(why, why.lower()))
-    declared = {t.getSymbol(): t for t in symbols.getDeclaredTerms() if t.hasSymbol()}
     values: dict[str, Value] = {}
     try:
+        declared = {t.getSymbol(): t for t in symbols.getDeclaredTerms() if t.hasSymbol()}
         for name, (term, ty) in variables.items():
             symbol = str(term)
             found = declared.get(symbol) or declared.get(symbol.strip("|"))
             if found is None:
                 return Cvc5Answer("unknown", reason=f"cvc5's model does not name {name}")
             values[name] = _value(solver.getValue(found), ty)
-    except (ValueError, TypeError, RuntimeError) as exc:
+    except Exception as exc:  # an API this cvc5 lacks, a value of no known shape
         return Cvc5Answer("unknown", reason=f"cvc5's model cannot be read: {exc}"[:300])
     return Cvc5Answer("sat", values)
 
