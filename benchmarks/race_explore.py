@@ -7,7 +7,7 @@ The target is the check-then-set ``TokenStore.reset`` of the explorer's tests: c
 sequence, but two concurrent resets of one token can both return ``ok``, which breaks
 the count invariant "at most one ok per token".  Measured, in this process:
 
-- ``explore``: ``forge/_explore.py`` on two threads: schedules run and seconds until the
+- ``explore``: ``forge/inside/_explore.py`` on two threads: schedules run and seconds until the
   race is found (the best of ``--repeat``; every repeat must find the same schedule,
   i.e. the result is deterministic), for the ``.get()`` and the ``in`` spelling of the
   check; and the schedules and seconds to explore the locked version exhaustively
@@ -39,7 +39,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from derivative.forge._explore import ThreadResult, explore
+from derivative.forge.inside._explore import ThreadResult, explore
 
 
 class TokenStore:

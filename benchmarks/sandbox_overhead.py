@@ -48,7 +48,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from derivative._errors import SandboxUnavailable
-from derivative.forge._sandbox import Launcher, Limits, Sandbox, open_sandbox
+from derivative.forge.sandbox._sandbox import Launcher, Limits, Sandbox, open_sandbox
 
 CANDIDATE = '''\
 def clamp(x: int, lo: int, hi: int) -> int:
@@ -162,10 +162,10 @@ def through(sb: Sandbox) -> Call:
 
 def launcher_for(name: str) -> Launcher:
     if name == "process":
-        from derivative.forge._process import ProcessLauncher
+        from derivative.forge.sandbox._process import ProcessLauncher
 
         return ProcessLauncher()
-    from derivative.forge._docker import DockerLauncher
+    from derivative.forge.sandbox._docker import DockerLauncher
 
     return DockerLauncher.connect()
 

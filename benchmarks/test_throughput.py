@@ -40,7 +40,7 @@ from hypothesis import Phase, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from derivative.api import load  # noqa: E402
-from derivative.forge._codegen import generate_module  # noqa: E402
+from derivative.forge.codegen._generate import generate_module  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
 N = int(os.environ.get("THROUGHPUT_EXAMPLES", "400"))
@@ -168,7 +168,7 @@ def measure_examples_per_second() -> list[dict[str, Any]]:
 
 def measure_engine(case: str, examples: int = N) -> float:
     """Examples per second of the in-process engine on a whole spec (for the record)."""
-    from derivative.forge._engine import Engine, EngineOptions, InProcessCaller, load_target
+    from derivative.forge.testing._engine import Engine, EngineOptions, InProcessCaller, load_target
 
     info = load([CORPUS / case / "spec.req"]).types
     module = load_target(str(CORPUS / case / "correct.py"))

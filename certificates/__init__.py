@@ -10,12 +10,12 @@ obligations a core may contain, with the ids the verifier expects.
 
 from __future__ import annotations
 
-from derivative.certificates._build import CertificateError, build_certificate
-from derivative.certificates._formula import core_formula, range_obligation
-from derivative.certificates._model import CERTIFICATE_FORMAT, KINDS, Certificate
-from derivative.certificates._smtlib import CoreScope, EncodingError, encode_script
-from derivative.certificates._solvers import SolverRun, run_solvers
-from derivative.certificates._verify import VerifyResult, verify
+from ._build import CertificateError, build_certificate
+from ._formula import core_formula, range_obligation
+from ._model import CERTIFICATE_FORMAT, KINDS, Certificate
+from ._smtlib import CoreScope, EncodingError, encode_script
+from ._solvers import SolverRun, run_solvers
+from ._verify import VerifyResult, verify
 
 __all__ = [
     "CERTIFICATE_FORMAT",

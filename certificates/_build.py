@@ -41,11 +41,12 @@ from derivative._printer import to_source
 from derivative._types import TEnum, TList, Ty
 from derivative._values import Value
 from derivative._walk import free_names, walk
-from derivative.certificates._explain import explain
-from derivative.certificates._farkas import Row, combine, derive_rows, find_multipliers
-from derivative.certificates._formula import core_formula, raises_example_condition
-from derivative.certificates._jsonvalue import ValueError_, encode, fraction_text
-from derivative.certificates._model import (
+
+from ._explain import explain
+from ._farkas import Row, combine, derive_rows, find_multipliers
+from ._formula import core_formula, raises_example_condition
+from ._jsonvalue import ValueError_, encode, fraction_text
+from ._model import (
     KINDS,
     Certificate,
     ConstDeclaration,
@@ -64,10 +65,10 @@ from derivative.certificates._model import (
     SpecIdentity,
     payload_sha256,
 )
-from derivative.certificates._reading import ReadingError, read_core, type_text
-from derivative.certificates._smtlib import encode_script
-from derivative.certificates._solvers import DEFAULT_TIMEOUT, SOLVERS, run_solvers
-from derivative.certificates._verify import linear_context, static_checks
+from ._reading import ReadingError, read_core, type_text
+from ._smtlib import encode_script
+from ._solvers import DEFAULT_TIMEOUT, SOLVERS, run_solvers
+from ._verify import linear_context, static_checks
 
 __all__ = ["CertificateError", "build_certificate"]
 
@@ -115,7 +116,7 @@ def _check_synthetic(
 ) -> None:
     """Members that are not obligations of the contract must be its declared ranges,
     written exactly as ``range_obligation`` writes them (the verifier re-derives them)."""
-    from derivative.certificates._verify import synthetic_obligation
+    from ._verify import synthetic_obligation
 
     known = {o.id for o in contract.obligations}
     for o in core:
@@ -188,7 +189,7 @@ def _model_json(
 
 
 def _show_witness(witness: Mapping[str, Value], types: Mapping[str, Ty]) -> str:
-    from derivative.certificates._jsonvalue import literal
+    from ._jsonvalue import literal
 
     parts = []
     for name in types:

@@ -59,7 +59,8 @@ from derivative._ast import (
 from derivative._types import TDate, TInt, TReal, Ty
 from derivative._values import UNDEFINED, Value
 from derivative._walk import free_names, walk
-from derivative.certificates._formula import example_pins
+
+from ._formula import example_pins
 
 __all__ = ["LinearContext", "Row", "check_combination", "derive_rows", "find_multipliers"]
 

@@ -40,15 +40,16 @@ from derivative._types import (
     Ty,
 )
 from derivative._values import Value
-from derivative.certificates._jsonvalue import ValueError_, decode, literal
-from derivative.certificates._model import (
+
+from ._jsonvalue import ValueError_, decode, literal
+from ._model import (
     ConstDeclaration,
     Declaration,
     EnumDeclaration,
     FunctionDeclaration,
     ParamDeclaration,
 )
-from derivative.certificates._smtlib import CoreScope
+from ._smtlib import CoreScope
 
 __all__ = ["READER_FILE", "Reading", "ReadingError", "read_core", "type_text"]
 

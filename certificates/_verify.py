@@ -51,20 +51,11 @@ from derivative._printer import to_source
 from derivative._types import Ty
 from derivative._values import UNDEFINED, Value
 from derivative._walk import free_names, walk
-from derivative.certificates._farkas import (
-    LinearContext,
-    Row,
-    check_combination,
-    derive_rows,
-)
-from derivative.certificates._formula import (
-    RANGE_SUFFIX,
-    core_formula,
-    example_pins,
-    range_obligation,
-)
-from derivative.certificates._jsonvalue import ValueError_, decode, parse_fraction
-from derivative.certificates._model import (
+
+from ._farkas import LinearContext, Row, check_combination, derive_rows
+from ._formula import RANGE_SUFFIX, core_formula, example_pins, range_obligation
+from ._jsonvalue import ValueError_, decode, parse_fraction
+from ._model import (
     CERTIFICATE_FORMAT,
     Certificate,
     ConstDeclaration,
@@ -73,9 +64,9 @@ from derivative.certificates._model import (
     ParamDeclaration,
     payload_sha256,
 )
-from derivative.certificates._reading import Reading, ReadingError, read_core, type_text
-from derivative.certificates._smtlib import EncodingError, encode_script
-from derivative.certificates._solvers import DEFAULT_TIMEOUT, SOLVERS, SolverRun, run_solvers
+from ._reading import Reading, ReadingError, read_core, type_text
+from ._smtlib import EncodingError, encode_script
+from ._solvers import DEFAULT_TIMEOUT, SOLVERS, SolverRun, run_solvers
 
 __all__ = ["StaticCheck", "VerifyResult", "static_checks", "synthetic_obligation", "verify"]
 

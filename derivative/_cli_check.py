@@ -121,8 +121,14 @@ def run(args: argparse.Namespace) -> int:
     fmt = "json" if args.json else (args.format or "text")
 
     from derivative import api
-    from derivative.solver import CheckOptions, check, render_json, render_sarif, render_text
-    from derivative.solver._certify import certify
+    from derivative.solver import (
+        CheckOptions,
+        certify,
+        check,
+        render_json,
+        render_sarif,
+        render_text,
+    )
 
     loaded = api.load(args.specs)
     defaults = CheckOptions()

@@ -4,7 +4,7 @@
                    [--policy NAME|FILE] [--examples N] [--json] [--seed N]
                    [--call-timeout S] [--run-timeout S] [--image TAG]
 
-The pipeline is ``forge/_run.py``: consistency of the contract, the static posture of
+The pipeline is ``forge/run/_pipeline.py``: consistency of the contract, the static posture of
 the candidate, one sandbox, every obligation through the channel, a verdict from the
 evidence.  This module only turns flags into ``RunOptions`` and the report into text or
 the ``derivative.run/v1`` document.
@@ -75,8 +75,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run the candidate; print the report; return the exit code of its status."""
     from derivative import api
-    from derivative.forge._run import RunOptions, run_candidate
-    from derivative.forge._sandbox import Limits
+    from derivative.forge.run import RunOptions, run_candidate
+    from derivative.forge.sandbox import Limits
 
     if args.module is not None and not args.module:
         raise UsageError("--module must not be empty")

@@ -26,7 +26,7 @@ EXIT_SANDBOX_UNAVAILABLE = 4
 
 def build_image_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of ``derivative sandbox build-image``."""
-    from derivative.forge._image import DEFAULT_TAG
+    from derivative.forge.sandbox import DEFAULT_TAG
 
     p.add_argument(
         "--offline",
@@ -40,7 +40,7 @@ def build_image_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_build_image(args: argparse.Namespace) -> int:
     """Build (or reuse) the Docker sandbox image."""
-    from derivative.forge._image import build_image
+    from derivative.forge.sandbox import build_image
 
     def progress(line: str) -> None:
         print(f"build-image: {line}", flush=True)
@@ -54,7 +54,7 @@ def run_build_image(args: argparse.Namespace) -> int:
 
 def doctor_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of ``derivative sandbox doctor``."""
-    from derivative.forge._image import DEFAULT_TAG
+    from derivative.forge.sandbox import DEFAULT_TAG
 
     p.add_argument("--image", default=DEFAULT_TAG, help=f"image to look for ({DEFAULT_TAG})")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
@@ -64,7 +64,7 @@ def run_doctor(args: argparse.Namespace) -> int:
     """Show which isolation this machine can give, tried for real, and why."""
     import json
 
-    from derivative.forge._doctor import diagnose
+    from derivative.forge.sandbox import diagnose
 
     report = diagnose(image=args.image)
     if args.json:

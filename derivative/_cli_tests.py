@@ -1,10 +1,10 @@
 """The ``derivative tests`` command: property tests from a requirement set.
 
 ``derivative tests SPEC... --target PATH_OR_MODULE -o FILE [--examples N]`` writes a
-standalone pytest module (``forge/_codegen.py``): one test per obligation, solver-chosen
+standalone pytest module (``forge/codegen/_generate.py``): one test per obligation, solver-chosen
 inputs as ``@example``s, obligations compiled to Python; it runs with pytest and
 Hypothesis only.  Without ``-o`` the obligations are run at once, in this process,
-against the target (``forge/_engine.py``) and a report is printed (``--json``: the
+against the target (``forge/testing/_engine.py``) and a report is printed (``--json``: the
 ``derivative.run/v1`` obligations document).  In-process means no isolation: the
 target is imported and called directly, so use it only for code you trust
 (``derivative run`` is the sandboxed way).
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write(info: Any, args: argparse.Namespace) -> int:
-    from derivative.forge._codegen import generate_module, relative_target
+    from derivative.forge.codegen import generate_module, relative_target
 
     target = relative_target(args.target, args.output)
     if args.module and not args.target.endswith(".py"):
@@ -102,7 +102,7 @@ def _write(info: Any, args: argparse.Namespace) -> int:
 def _run(info: Any, args: argparse.Namespace) -> int:
     from hypothesis import settings
 
-    from derivative.forge._engine import Engine, EngineOptions, InProcessCaller, load_target
+    from derivative.forge.testing import Engine, EngineOptions, InProcessCaller, load_target
 
     module = load_target(args.target, args.module)
     base = settings(derandomize=args.seed is None)
@@ -110,7 +110,7 @@ def _run(info: Any, args: argparse.Namespace) -> int:
     engine = Engine(info, InProcessCaller.for_contract(module, info), options, target=args.target)
     evidence = engine.run()
     if args.json:
-        from derivative.forge._run_model import RunDocument
+        from derivative.forge.run import RunDocument
 
         document = RunDocument.model_validate(evidence.to_json()).model_dump(mode="json")
         sys.stdout.write(json.dumps(document, indent=2, sort_keys=True) + "\n")

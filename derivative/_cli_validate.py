@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from derivative.forge._posture import PostureVerdict, available_policies, validate_path
+from derivative.forge.posture import PostureVerdict, available_policies, validate_path
 
 NAME = "validate-code"
 HELP = "check a candidate's source against a posture policy, without running it"

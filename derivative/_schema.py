@@ -33,9 +33,9 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     "derivative.ast.schema.json": ("derivative._ast", "Contract"),
     "derivative.check.v1.schema.json": ("derivative.solver._document", "CheckDocument"),
     "derivative.certificate.v1.schema.json": ("derivative.certificates._model", "Certificate"),
-    "derivative.posture.v1.schema.json": ("derivative.forge._posture_model", "PostureVerdict"),
-    "derivative.posture-policy.v1.schema.json": ("derivative.forge._posture_policy", "Policy"),
-    "derivative.run.v1.schema.json": ("derivative.forge._run_model", "RunDocument"),
+    "derivative.posture.v1.schema.json": ("derivative.forge.posture._model", "PostureVerdict"),
+    "derivative.posture-policy.v1.schema.json": ("derivative.forge.posture._policy", "Policy"),
+    "derivative.run.v1.schema.json": ("derivative.forge.run._document", "RunDocument"),
 }
 """Every published schema: the file it is written to and the model it is generated from."""
 

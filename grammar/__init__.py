@@ -9,8 +9,8 @@ tools and tests.
 
 from __future__ import annotations
 
-from derivative.grammar._lexer import RESERVED, tokenize
-from derivative.grammar._loader import load, parse_text, register_source
-from derivative.grammar._parser import grammar_text
+from ._lexer import RESERVED, tokenize
+from ._loader import load, parse_text, register_source
+from ._parser import grammar_text
 
 __all__ = ["RESERVED", "grammar_text", "load", "parse_text", "register_source", "tokenize"]

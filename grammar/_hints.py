@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from derivative.grammar._lexer import KEYWORD_TYPES, RESERVED
+from ._lexer import KEYWORD_TYPES, RESERVED
 
 _HEADER = "spec s version 1\n"
 

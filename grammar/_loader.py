@@ -34,8 +34,9 @@ from derivative._ast import Contract, Obligation, SourceFile
 from derivative._canon import content_digest
 from derivative._errors import SourcePos, SpecError, UsageError
 from derivative._gcpause import collector_paused
-from derivative.grammar._parser import parse_source, pos_in, source_line
-from derivative.grammar._transform import Clause, ParsedFile, UseLine
+
+from ._parser import parse_source, pos_in, source_line
+from ._transform import Clause, ParsedFile, UseLine
 
 
 def register_source(file: str, text: str) -> None:

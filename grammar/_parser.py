@@ -20,9 +20,10 @@ from lark import Lark
 from lark.parsers.lalr_analysis import Shift
 
 from derivative._errors import DerivativeError, SourcePos, SpecError
-from derivative.grammar._hints import describe_unexpected
-from derivative.grammar._lexer import LexError, SpecLexer, Tok, tokenize
-from derivative.grammar._transform import ParsedFile, SpecTransformer
+
+from ._hints import describe_unexpected
+from ._lexer import LexError, SpecLexer, Tok, tokenize
+from ._transform import ParsedFile, SpecTransformer
 
 _LOCK = threading.RLock()
 

@@ -57,8 +57,9 @@ from derivative._ast import (
     SystemDecl,
     Unary,
 )
-from derivative.grammar._lexer import LexError, Tok
-from derivative.grammar._literals import (
+
+from ._lexer import LexError, Tok
+from ._literals import (
     LiteralError,
     check_date,
     decode_string,

@@ -8,9 +8,11 @@
 
 from __future__ import annotations
 
-from derivative.solver._check import check
-from derivative.solver._report import render_json, render_sarif, render_text, value_json
-from derivative.solver._result import (
+from ._boundary import Plan, Trigger, clear_cache, plan_for, space_for
+from ._certify import certify
+from ._check import check
+from ._report import render_json, render_sarif, render_text, value_json
+from ._result import (
     CallWitness,
     CheckOptions,
     CheckResult,
@@ -28,11 +30,17 @@ __all__ = [
     "Core",
     "Correction",
     "Finding",
+    "Plan",
+    "Trigger",
     "Unknown",
     "Witness",
+    "certify",
     "check",
+    "clear_cache",
+    "plan_for",
     "render_json",
     "render_sarif",
     "render_text",
+    "space_for",
     "value_json",
 ]

@@ -17,7 +17,8 @@ from typing import Any
 from derivative._ast import Contract
 from derivative._errors import DerivativeError
 from derivative._gcpause import collector_paused
-from derivative.solver._result import Core
+
+from ._result import Core
 
 
 class CertificateUnavailable(DerivativeError):

@@ -51,18 +51,10 @@ from derivative._printer import to_source
 from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
 from derivative._values import Value
 from derivative._walk import free_names, walk
-from derivative.solver._encode import (
-    Encoder,
-    Term,
-    coerce,
-    intrinsic_domain,
-    is_subclass,
-    seq_of,
-    sort_of,
-    var,
-)
-from derivative.solver._question import CoreResult, Member, Question, names_of
-from derivative.solver._result import (
+
+from ._encode import Encoder, Term, coerce, intrinsic_domain, is_subclass, seq_of, sort_of, var
+from ._question import CoreResult, Member, Question, names_of
+from ._result import (
     KIND_ORDER,
     CallWitness,
     CheckOptions,
@@ -74,17 +66,8 @@ from derivative.solver._result import (
     Unknown,
     Witness,
 )
-from derivative.solver._scope import Owner, owner_obligations, owners, param_obligations
-from derivative.solver._z3util import (
-    Unsupported,
-    Z,
-    conj,
-    ctx,
-    disj,
-    fresh_context,
-    str_val,
-    true,
-)
+from ._scope import Owner, owner_obligations, owners, param_obligations
+from ._z3util import Unsupported, Z, conj, ctx, disj, fresh_context, str_val, true
 
 # --------------------------------------------------------------------------- context
 
@@ -183,7 +166,7 @@ def _verb(n: int) -> str:
 
 
 def _values_text(values: Mapping[str, Value]) -> str:
-    from derivative.solver._report import value_text
+    from ._report import value_text
 
     return ", ".join(f"{k} = {value_text(v)}" for k, v in values.items())
 
@@ -946,7 +929,7 @@ def _const_value(t: Term) -> Value:
     s.add(out == t.value)
     if s.check() != z3.sat:
         raise Unsupported("the example's arguments have no value")
-    from derivative.solver._encode import from_model
+    from ._encode import from_model
 
     return from_model(s.model(), out, t.ty)
 
@@ -1254,7 +1237,7 @@ def _no_result(
 
 def _unrealizable(ctx: _Ctx, cl: _Clauses, bad_input: dict[str, Value]) -> None:
     owner = cl.owner
-    from derivative.solver._encode import literal
+    from ._encode import literal
 
     inputs = {n: Term(literal(bad_input[n], t), true(), t) for n, t, _ in owner.params}
     result = var("result", owner.returns) if owner.has_result else None

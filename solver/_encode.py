@@ -78,7 +78,8 @@ from derivative._types import (
 )
 from derivative._values import EnumValue, Value
 from derivative._walk import ExprVisitor
-from derivative.solver._z3util import (
+
+from ._z3util import (
     Unsupported,
     Z,
     conj,

@@ -38,17 +38,9 @@ from derivative._ast import Expr, Generator, Obligation, Quantifier
 from derivative._types import Ty
 from derivative._values import Value
 from derivative._walk import children
-from derivative.solver._encode import from_model
-from derivative.solver._z3util import (
-    Unsupported,
-    Z,
-    Z3Env,
-    ctx,
-    current,
-    fresh_name,
-    implies,
-    make_solver,
-)
+
+from ._encode import from_model
+from ._z3util import Unsupported, Z, Z3Env, ctx, current, fresh_name, implies, make_solver
 
 Verdict: TypeAlias = Literal["sat", "unsat", "unknown"]
 

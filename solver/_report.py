@@ -23,8 +23,9 @@ from typing import Any
 from derivative._ast import Obligation
 from derivative._printer import to_source
 from derivative._values import EnumValue, Value
-from derivative.solver._document import CheckDocument
-from derivative.solver._result import CallWitness, CheckResult, Core, Finding
+
+from ._document import CheckDocument
+from ._result import CallWitness, CheckResult, Core, Finding
 
 CHECK_FORMAT = "derivative.check/v1"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

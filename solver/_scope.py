@@ -46,7 +46,7 @@ from derivative._ast import (
 )
 from derivative._types import TInt, TList, TNone, TStr, Ty
 from derivative._values import Value
-from derivative.certificates._formula import range_obligation
+from derivative.certificates import range_obligation
 
 
 @dataclass(frozen=True)

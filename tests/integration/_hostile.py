@@ -44,10 +44,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from derivative.forge._channel import ChannelError, Opaque, Transcript
-from derivative.forge._posture import validate_path
-from derivative.forge._receipts import candidate_digest
-from derivative.forge._sandbox import (
+from derivative.forge.posture._validate import validate_path
+from derivative.forge.sandbox._channel import ChannelError, Opaque, Transcript
+from derivative.forge.sandbox._receipts import candidate_digest
+from derivative.forge.sandbox._sandbox import (
     CallResult,
     Launcher,
     Limits,

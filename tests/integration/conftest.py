@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from derivative._errors import SandboxUnavailable
-from derivative.forge._process import ProcessLauncher
-from derivative.forge._sandbox import Launcher, Limits, Sandbox, open_sandbox
+from derivative.forge.sandbox._process import ProcessLauncher
+from derivative.forge.sandbox._sandbox import Launcher, Limits, Sandbox, open_sandbox
 
 
 def in_ci() -> bool:
@@ -49,7 +49,7 @@ def process_launcher() -> ProcessLauncher:
 
 @pytest.fixture(scope="session")
 def docker_launcher() -> Launcher:
-    from derivative.forge._docker import DockerLauncher
+    from derivative.forge.sandbox._docker import DockerLauncher
 
     try:
         return DockerLauncher.connect()

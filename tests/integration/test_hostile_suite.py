@@ -55,9 +55,9 @@ from _hostile import (
     wait_no_leftovers,
 )
 
-from derivative.forge._posture import validate_path
-from derivative.forge._process import ProcessLauncher
-from derivative.forge._sandbox import Launcher, open_sandbox
+from derivative.forge.posture._validate import validate_path
+from derivative.forge.sandbox._process import ProcessLauncher
+from derivative.forge.sandbox._sandbox import Launcher, open_sandbox
 
 pytestmark = pytest.mark.slow
 
@@ -112,7 +112,7 @@ KNOWN_FORGERIES = frozenset({"patch_worker_main.py", "patch_json_module.py"})
 """Programs that rewrite, from inside the worker's interpreter, what the worker encodes
 with (``__main__.encode``, ``json.dumps``) so that the wrong answer x + 2 would cross as
 x + 1.  The default policy refuses both statically; under ``permissive`` the worker's pins
-(``forge/_worker.py``: everything on the result-to-frame path is bound before the
+(``forge/inside/_worker.py``: everything on the result-to-frame path is bound before the
 candidate is imported, and ``__main__`` is hidden) must make the forgery fail: a pass
 would be a breach, and the table would mark it FORGED PASS."""
 
@@ -285,7 +285,7 @@ def _flood_launcher(launcher: Launcher, probes: HostProbes) -> RecordingLauncher
     lowered to 15 s, so that a hung engine call costs seconds, not the default two minutes
     (the assertions still see it)."""
     if launcher.name == "docker":
-        from derivative.forge._docker import DockerLauncher
+        from derivative.forge.sandbox._docker import DockerLauncher
 
         own = DockerLauncher.connect()
         own.client.api.timeout = 15

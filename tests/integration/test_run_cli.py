@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from derivative.cli import main
-from derivative.forge._run import EXIT_CODES
-from derivative.forge._run_model import RunDocument
-from derivative.forge._sandbox import Launcher
+from derivative.forge.run._document import RunDocument
+from derivative.forge.run._pipeline import EXIT_CODES
+from derivative.forge.sandbox._sandbox import Launcher
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus"

@@ -18,7 +18,7 @@ from fractions import Fraction
 import pytest
 
 from derivative._values import EnumValue
-from derivative.forge._channel import (
+from derivative.forge.sandbox._channel import (
     MAX_FRAME,
     ChannelClosed,
     ChannelTimeout,

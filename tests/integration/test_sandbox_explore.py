@@ -24,25 +24,17 @@ from typing import Any, Literal
 import pytest
 
 from derivative.api import parse_text
-from derivative.forge import _worker
-from derivative.forge._boundary import clear_cache
-from derivative.forge._channel import (
+from derivative.forge.inside import _worker
+from derivative.forge.run import SandboxCaller
+from derivative.forge.sandbox._channel import (
     ExploreBatch,
     FrameChannel,
     SetupRef,
     Transcript,
     parse_explore_batch,
 )
-from derivative.forge._engine import (
-    ConcurrentCaller,
-    Engine,
-    EngineOptions,
-    Interleaving,
-    Ref,
-    SandboxCaller,
-)
-from derivative.forge._process import ProcessLauncher
-from derivative.forge._sandbox import (
+from derivative.forge.sandbox._process import ProcessLauncher
+from derivative.forge.sandbox._sandbox import (
     EXPLORER_NAME,
     EXPLORER_SOURCE,
     CallResult,
@@ -53,6 +45,14 @@ from derivative.forge._sandbox import (
     Staged,
     open_sandbox,
 )
+from derivative.forge.testing._engine import (
+    ConcurrentCaller,
+    Engine,
+    EngineOptions,
+    Interleaving,
+    Ref,
+)
+from derivative.solver._boundary import clear_cache
 
 pytestmark = pytest.mark.slow
 
@@ -381,7 +381,7 @@ MALFORMED: dict[str, Any] = {
 
 @pytest.mark.parametrize("name", sorted(MALFORMED))
 def test_malformed_explore_answers_are_refused(name: str) -> None:
-    from derivative.forge._channel import ProtocolError
+    from derivative.forge.sandbox._channel import ProtocolError
 
     with pytest.raises(ProtocolError):
         parse_explore_batch(MALFORMED[name], setup=1, calls=2, batch=4)
@@ -401,7 +401,7 @@ def test_a_well_formed_answer_is_read_and_its_text_made_safe() -> None:
 
 
 def test_one_set_up_outcome_stands_for_all_only_when_the_constructor_failed() -> None:
-    from derivative.forge._channel import ProtocolError
+    from derivative.forge.sandbox._channel import ProtocolError
 
     failed = {"ok": False, "exc": {"mro": ["ValueError"], "message": "m", "phase": "call"}}
     batch = parse_explore_batch(_answer([_run(setup=[failed])]), setup=3, calls=2, batch=1)

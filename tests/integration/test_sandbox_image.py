@@ -15,10 +15,10 @@ import pytest
 
 from derivative import _cli_sandbox
 from derivative._errors import SandboxUnavailable
-from derivative.forge._docker import DockerLauncher
-from derivative.forge._image import DEFAULT_TAG, apt_sources, debian_mirror
-from derivative.forge._process import ProcessLauncher
-from derivative.forge._sandbox import Launcher, make_launcher
+from derivative.forge.sandbox._docker import DockerLauncher
+from derivative.forge.sandbox._image import DEFAULT_TAG, apt_sources, debian_mirror
+from derivative.forge.sandbox._process import ProcessLauncher
+from derivative.forge.sandbox._sandbox import Launcher, make_launcher
 
 MISSING = "derivative-sandbox-missing:0"
 

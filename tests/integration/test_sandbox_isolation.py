@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from derivative.forge._process import ProcessLauncher
-from derivative.forge._sandbox import CallResult, Launcher, Limits, Sandbox, open_sandbox
+from derivative.forge.sandbox._process import ProcessLauncher
+from derivative.forge.sandbox._sandbox import CallResult, Launcher, Limits, Sandbox, open_sandbox
 
 pytestmark = pytest.mark.slow
 

@@ -21,10 +21,11 @@ from pathlib import Path
 import pytest
 
 from derivative.api import parse_text
-from derivative.forge._boundary import clear_cache
-from derivative.forge._engine import Engine, EngineOptions, SandboxCaller
-from derivative.forge._process import ProcessLauncher
-from derivative.forge._sandbox import Launcher, Limits, Sandbox, open_sandbox
+from derivative.forge.run import SandboxCaller
+from derivative.forge.sandbox._process import ProcessLauncher
+from derivative.forge.sandbox._sandbox import Launcher, Limits, Sandbox, open_sandbox
+from derivative.forge.testing._engine import Engine, EngineOptions
+from derivative.solver._boundary import clear_cache
 
 pytestmark = pytest.mark.slow
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from derivative._values import EnumValue
-from derivative.forge._channel import InstanceRef, Opaque
-from derivative.forge._receipts import candidate_digest
-from derivative.forge._sandbox import Launcher, Limits, Sandbox, open_sandbox
+from derivative.forge.sandbox._channel import InstanceRef, Opaque
+from derivative.forge.sandbox._receipts import candidate_digest
+from derivative.forge.sandbox._sandbox import Launcher, Limits, Sandbox, open_sandbox
 
 pytestmark = pytest.mark.slow
 

@@ -7,7 +7,7 @@ one if the worker looked it up at call time: ``json.dumps``, the JSON encoder cl
 its C accelerator, ``json.loads`` (to shift the arguments it is called with),
 ``os.write`` (to rewrite frames), and the worker's own functions
 through ``__main__``.  The worker binds all of these before the candidate is imported
-(``forge/_worker.py``, "pins"), so every one of them must fail on both backends.
+(``forge/inside/_worker.py``, "pins"), so every one of them must fail on both backends.
 """
 
 from __future__ import annotations

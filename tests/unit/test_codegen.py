@@ -20,8 +20,8 @@ import pytest
 
 from derivative._errors import DerivativeError
 from derivative.api import load
-from derivative.forge._codegen import generate_module, pyname, relative_target
-from derivative.forge._codegen import test_name as name_of_test
+from derivative.forge.codegen._generate import generate_module, pyname, relative_target
+from derivative.forge.codegen._generate import test_name as name_of_test
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus"
@@ -177,7 +177,7 @@ def test_the_plugin_makes_one_item_per_obligation(tmp_path: Path) -> None:
     # The installed package registers the plugin through its pytest11 entry point (named
     # "derivative"); block that one and load the module by name, so the test reads this
     # checkout whether or not (and wherever) the package is installed.
-    args = ["-p", "no:derivative", "-p", "derivative.forge._pytest_plugin",
+    args = ["-p", "no:derivative", "-p", "derivative.forge.testing._pytest_plugin",
             "--req", "password_policy.req",
             "--req-target", "impl.py", "--req-examples", "15"]
     run = _pytest(tmp_path, *args, "-v", env=env)

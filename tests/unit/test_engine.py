@@ -24,17 +24,17 @@ import pytest
 
 from derivative._values import EnumValue
 from derivative.api import parse_text
-from derivative.forge import _engine
-from derivative.forge._boundary import clear_cache
-from derivative.forge._engine import (
+from derivative.forge.run import SandboxCaller
+from derivative.forge.testing import _engine
+from derivative.forge.testing._engine import (
     Engine,
     EngineOptions,
     InProcessCaller,
-    SandboxCaller,
     count_checks,
     load_target,
 )
-from derivative.forge._evidence import ObligationEvidence, TriggerEvidence
+from derivative.forge.testing._evidence import ObligationEvidence, TriggerEvidence
+from derivative.solver._boundary import clear_cache
 
 OPTIONS = EngineOptions(examples=30, sequences=10, steps=10, interleavings=300)
 
@@ -244,7 +244,7 @@ def test_vacuous_conditions_and_impossible_preconditions() -> None:
 def test_a_possible_trigger_never_hit_is_unexercised_not_passed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from derivative.forge import _boundary
+    from derivative.solver import _boundary
 
     real = _boundary.plan_for
 
@@ -316,7 +316,7 @@ def test_count_invariants_are_parsed_in_both_orientations() -> None:
     info = parse_text("spec s version 1\nsystem S\n    operation op(k: int) -> bool\n"
                       "    invariant a: 1 >= count(op where result == true, per k)\n"
                       "    invariant b: count(op) > 2\n").types
-    from derivative.forge._oracle import make_evaluator
+    from derivative.forge.testing._oracle import make_evaluator
 
     ev = make_evaluator(info)
     a, b = (o for o in info.contract.obligations if o.kind == "invariant")

@@ -1,4 +1,4 @@
-"""The deterministic interleaving explorer (forge/_explore.py).
+"""The deterministic interleaving explorer (forge/inside/_explore.py).
 
 Why these tests: a check-then-set race is invisible to sequential tests and, under the
 GIL, almost always to stress tests too; the explorer must find it every time, report the
@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from derivative.forge import _explore
-from derivative.forge._explore import (
+from derivative.forge.inside import _explore
+from derivative.forge.inside._explore import (
     CooperativeLock,
     ExploreResult,
     Schedule,

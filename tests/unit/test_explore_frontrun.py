@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from test_explore import LockedTokenStore, TokenStore, at_most_one_ok, reset_t1
 
-from derivative.forge._explore import explore
+from derivative.forge.inside._explore import explore
 
 pytest.importorskip("frontrun")
 

@@ -18,14 +18,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from derivative._errors import UsageError
-from derivative.forge._posture import (
+from derivative.forge.posture._policy import Limits, Policy, available_policies
+from derivative.forge.posture._validate import (
     STRATEGIES,
     PostureVerdict,
     load_policy,
     validate_path,
     validate_source,
 )
-from derivative.forge._posture_policy import Limits, Policy, available_policies
 
 
 def check(source: str, policy: str = "default") -> PostureVerdict:
@@ -792,7 +792,7 @@ def test_lines_are_counted_the_way_python_counts_them() -> None:
 
 
 def test_rendering_escapes_what_could_drive_a_terminal() -> None:
-    from derivative.forge._posture_model import Finding
+    from derivative.forge.posture._model import Finding
 
     finding = Finding(
         strategy="ast_structure", file="a\x1b[2J.py", line=1, column=1, message="m\u2028x"

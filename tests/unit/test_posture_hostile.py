@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from derivative.forge._posture import validate_path
+from derivative.forge.posture._validate import validate_path
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 MANIFEST: dict[str, Any] = json.loads((HOSTILE / "manifest.json").read_text(encoding="utf-8"))

@@ -1,6 +1,6 @@
 """Input strategies: bounds become bounded strategies, narrow preconditions never give up.
 
-``forge/_strategies.py`` turns ``requires`` clauses into Hypothesis strategies by bounds
+``forge/testing/_strategies.py`` turns ``requires`` clauses into Hypothesis strategies by bounds
 (not by rejection), and where a precondition is narrow or spans several variables it
 repairs each draw with Z3 (``_boundary.Space.near``).  The claims checked here: what is
 absorbed into bounds, that every generated input is valid, and that a precondition the
@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 
 from derivative._types import TDate, TInt, TList, TReal, TStr
 from derivative.api import parse_text
-from derivative.forge._boundary import clear_cache, plan_for, space_for
-from derivative.forge._oracle import Judge, make_evaluator
-from derivative.forge._strategies import Box, InputGen, Region, analyse, value_strategy
+from derivative.forge.testing._oracle import Judge, make_evaluator
+from derivative.forge.testing._strategies import Box, InputGen, Region, analyse, value_strategy
+from derivative.solver._boundary import clear_cache, plan_for, space_for
 
 STRICT = settings(max_examples=60, deadline=None, database=None,
                   suppress_health_check=[HealthCheck.too_slow])

@@ -10,7 +10,7 @@ its own status before anything later happens:
 3. one sandbox is started (``auto`` / ``docker`` / ``process``): when the requested
    isolation cannot be had, ``sandbox_unavailable``, and nothing was judged;
 4. every obligation of every function and system is run through the test engine
-   (``forge/_engine.py``), each call crossing the channel: generation, shrinking and
+   (``forge/testing/_engine.py``), each call crossing the channel: generation, shrinking and
    judging stay on the host;
 5. the verdict comes from the evidence only: ``passed`` when every obligation passed
    or was proved vacuous, ``failed`` on a counterexample or an unexercised obligation,
@@ -38,13 +38,12 @@ from hypothesis import settings
 
 from derivative._errors import SandboxUnavailable, UsageError
 from derivative._typecheck import TypeInfo
-from derivative.forge._engine import Engine, EngineOptions, SandboxCaller
-from derivative.forge._evidence import RunEvidence
-from derivative.forge._posture import validate_path
-from derivative.forge._posture_model import PostureVerdict
-from derivative.forge._receipts import RunReceipt
-from derivative.forge._run_model import RunDocument, RunStatus
-from derivative.forge._sandbox import BackendName, Launcher, Limits, Sandbox, open_sandbox
+
+from ..posture import PostureVerdict, validate_path
+from ..sandbox import BackendName, Launcher, Limits, RunReceipt, Sandbox, open_sandbox
+from ..testing import Engine, EngineOptions, RunEvidence
+from ._caller import SandboxCaller
+from ._document import RunDocument, RunStatus
 
 __all__ = ["EXIT_CODES", "RunOptions", "RunReport", "run_candidate"]
 

@@ -22,7 +22,7 @@ Systems: a ``RuleBasedStateMachine`` is built per system with one rule per opera
 checked after every call (upper bounds) and at the end of every run (lower bounds).
 Then each upper-bounded count invariant is hammered: the counted operation is called
 ``bound + 1`` times with one key, first sequentially, then concurrently from threads
-under the deterministic interleaving explorer (``forge/_explore.py``), and the
+under the deterministic interleaving explorer (``forge/inside/_explore.py``), and the
 interleaving that broke the bound is reported.
 """
 
@@ -61,10 +61,10 @@ from derivative._printer import to_source
 from derivative._typecheck import TypeInfo
 from derivative._types import TNone
 from derivative._values import EnumValue, _Undefined
-from derivative.forge._boundary import Plan, Trigger, clear_cache, plan_for, space_for
-from derivative.forge._channel import ExploreBatch, SetupRef, WireOutcome
-from derivative.forge._evidence import ObligationEvidence, RunEvidence, TriggerEvidence
-from derivative.forge._oracle import (
+from derivative.solver import Plan, Trigger, clear_cache, plan_for, space_for
+
+from ._evidence import ObligationEvidence, RunEvidence, TriggerEvidence
+from ._oracle import (
     NOT_CONFORMING,
     Failure,
     Judge,
@@ -77,7 +77,7 @@ from derivative.forge._oracle import (
     make_evaluator,
     normalize,
 )
-from derivative.forge._strategies import InputGen, Region, spec_alphabet
+from ._strategies import InputGen, Region, spec_alphabet
 
 __all__ = [
     "Caller",
@@ -88,7 +88,6 @@ __all__ = [
     "Outcome",
     "Raised",
     "Ref",
-    "SandboxCaller",
     "load_target",
 ]
 
@@ -293,117 +292,6 @@ class InProcessCaller:
         yield from explore_in_process(self, system, setup, calls, limit, stop)
 
 
-def _sandbox_class(status: str) -> str:
-    """The class name a failed sandbox request shows as: ``timeout`` -> ``SandboxTimeout``."""
-    return "Sandbox" + "".join(p.capitalize() for p in status.split("_"))
-
-
-class SandboxCaller:
-    """Adapts a sandbox session (``forge/_sandbox.py``: ``call``/``new_instance``/
-    ``method`` returning ``CallResult``) to the ``Caller`` protocol, and its ``explore``
-    (the interleaving explorer running inside the sandbox) to ``ConcurrentCaller``.
-
-    Anything but a normal return or a raise by the candidate's own code (a timeout, a
-    crash, a protocol error, a stale instance, a worker-side error) becomes a raised
-    outcome with a ``Sandbox...`` class name, so it can only ever fail an obligation.
-    """
-
-    def __init__(self, sandbox: Any) -> None:
-        self.sandbox = sandbox
-
-    @staticmethod
-    def _outcome(result: Any) -> Outcome:
-        status = getattr(result, "status", "error")
-        if status == "returned":
-            return Outcome.returned(result.value)
-        exc = getattr(result, "exc", None)
-        if status == "raised" and exc is not None:
-            return Outcome(raised=Raised(tuple(exc.classes), str(exc.message)))
-        detail = getattr(result, "detail", "") or (exc.message if exc is not None else "")
-        return Outcome(raised=Raised((_sandbox_class(str(status)),), str(detail)))
-
-    def call(self, func_name: str, args: Sequence[object]) -> Outcome:
-        return self._outcome(self.sandbox.call(func_name, list(args)))
-
-    def new_instance(self, system: str) -> object:
-        result = self.sandbox.new_instance(system)
-        if getattr(result, "status", None) == "returned":
-            return result.value
-        return self._outcome(result)
-
-    def method(self, handle: object, op: str, args: Sequence[object]) -> Outcome:
-        return self._outcome(self.sandbox.method(handle, op, list(args)))
-
-    @staticmethod
-    def _wire_outcome(out: WireOutcome) -> Outcome:
-        if out.ok:
-            return Outcome.returned(out.value)
-        exc = out.exc
-        if exc is not None and exc.phase in ("call", "load"):
-            return Outcome(raised=Raised(tuple(exc.classes), str(exc.message)))
-        return Outcome(raised=Raised(("SandboxError",), exc.message if exc else ""))
-
-    def explore(
-        self,
-        system: str,
-        setup: Sequence[tuple[str, Sequence[object]]],
-        calls: Sequence[tuple[str, Sequence[object]]],
-        limit: int,
-        stop: Callable[[Interleaving], bool],
-    ) -> Iterator[Interleaving]:
-        """The interleavings explored inside the sandbox, batch by batch.
-
-        A timeout, a crash or a protocol error while exploring ends the exploration
-        with one last interleaving marked as a deadlock (the calls never finished), so
-        that it fails the invariant instead of leaving it passed on what came before;
-        a request the worker could not serve (no such class, an argument it cannot
-        decode) is an ``EngineError``, and the invariant keeps its note.
-        """
-
-        def wire(args: Sequence[object]) -> list[object]:
-            return [SetupRef(a.index) if isinstance(a, Ref) else a for a in args]
-
-        try:
-            result = self.sandbox.explore(
-                system, [(op, wire(a)) for op, a in setup], [(op, wire(a)) for op, a in calls],
-                limit=limit,
-            )
-        except (TypeError, ValueError) as exc:
-            raise EngineError(f"the calls cannot be sent to the sandbox: {exc}") from exc
-        try:
-            while True:
-                status = str(getattr(result, "status", "error"))
-                if status != "returned":
-                    raised = getattr(result, "exc", None)
-                    detail = str(getattr(result, "detail", "") or
-                                 (raised.message if raised is not None else status))
-                    if status in ("timeout", "crashed", "protocol_error"):
-                        failed = Outcome(raised=Raised((_sandbox_class(status),), detail))
-                        yield Interleaving(f"sandbox {status.replace('_', ' ')}: {detail}",
-                                           [], [failed for _ in calls], trace=detail,
-                                           deadlock=True)
-                        return
-                    raise EngineError(f"the sandbox did not explore interleavings: {detail}")
-                batch: ExploreBatch = result.value
-                for run in batch.runs:
-                    inter = Interleaving(
-                        run.schedule,
-                        [self._wire_outcome(o) for o in run.setup],
-                        [self._wire_outcome(o) for o in run.outcomes],
-                        trace=run.trace,
-                        deadlock=run.deadlock,
-                    )
-                    yield inter
-                    if stop(inter):
-                        return
-                if not batch.more:
-                    return
-                result = self.sandbox.explore_next()
-        finally:
-            # the worker's search may still be going: end it (a no-op when it is over)
-            self.sandbox.explore_close()
-
-
 # --------------------------------------------------------------------------- recording
 
 
@@ -437,7 +325,7 @@ class _Counts:
 
 
 def _counterexample(f: Failure, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    from derivative.forge._evidence import json_value
+    from ._evidence import json_value
 
     out: dict[str, Any] = {
         "input": {k: json_value(v) for k, v in f.input.items()},
@@ -490,7 +378,7 @@ _MIRROR = {"<=": ">=", "<": ">", ">=": "<=", ">": "<", "==": "=="}
 
 def count_checks(o: Obligation, evaluator: Evaluator) -> list[_CountCheck] | None:
     """The count links of an invariant, or None when it is not a conjunction of them."""
-    from derivative.forge._strategies import conjuncts
+    from ._strategies import conjuncts
 
     out: list[_CountCheck] = []
     for c in conjuncts(o.expr):
@@ -1404,13 +1292,13 @@ def explore_in_process(
     limit: int,
     stop: Callable[[Interleaving], bool],
 ) -> Iterator[Interleaving]:
-    """Interleavings of ``calls`` explored with ``forge/_explore.py`` in this process.
+    """Interleavings of ``calls`` explored with ``forge/inside/_explore.py`` in this process.
 
     Scheduling points are placed only in the candidate's own files, so the engine's
     conversions between values never add schedules; the candidate's module is handed
     to the explorer so that its locks become cooperative.
     """
-    from derivative.forge import _explore
+    from ..inside import _explore
 
     module_file = getattr(caller.module, "__file__", None)
     folder = os.path.dirname(os.path.abspath(module_file)) if module_file else None

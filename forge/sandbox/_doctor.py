@@ -79,7 +79,7 @@ def _kernel_facts(report: Report) -> None:
     report.add("running as", True, "root (the sandbox runs as the real id 65534)"
                if os.geteuid() == 0 else f"uid {os.geteuid()} (the sandbox keeps this id, "
                "with no capabilities)")
-    from derivative.forge._process import PidsCgroup
+    from ._process import PidsCgroup
 
     cgroup = PidsCgroup.create(8)
     if cgroup is None:
@@ -91,7 +91,7 @@ def _kernel_facts(report: Report) -> None:
 
 
 def _try_sandbox(launcher: Any) -> tuple[float, tuple[str, ...], str]:
-    from derivative.forge._sandbox import Limits, open_sandbox
+    from ._sandbox import Limits, open_sandbox
 
     folder = Path(tempfile.mkdtemp(prefix="derivative-doctor-"))
     try:
@@ -113,9 +113,9 @@ def _try_sandbox(launcher: Any) -> tuple[float, tuple[str, ...], str]:
 
 def diagnose(image: str | None = None) -> Report:
     """Try every backend for real and explain the result."""
-    from derivative.forge._docker import DEFAULT_IMAGE, DockerLauncher
-    from derivative.forge._image import apt_sources, debian_mirror
-    from derivative.forge._process import ProcessLauncher
+    from ._docker import DEFAULT_IMAGE, DockerLauncher
+    from ._image import apt_sources, debian_mirror
+    from ._process import ProcessLauncher
 
     report = Report()
     _kernel_facts(report)

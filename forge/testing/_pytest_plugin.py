@@ -10,7 +10,7 @@ fail the item with the obligation's words; ``passed`` and ``vacuous`` pass it (t
 status is recorded as a user property).
 
 Registered through the ``pytest11`` entry point (``derivative =
-"derivative.forge._pytest_plugin"``); importing this module is cheap, and nothing
+"derivative.forge.testing._pytest_plugin"``); importing this module is cheap, and nothing
 happens unless ``--req`` is given.  Hypothesis settings come from the active profile;
 ``--req-examples`` sets the number of generated inputs per function.
 """
@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from derivative.forge._engine import Engine
-    from derivative.forge._evidence import ObligationEvidence
+    from ._engine import Engine
+    from ._evidence import ObligationEvidence
 
 __all__ = ["ObligationItem", "pytest_addoption"]
 
@@ -62,12 +62,8 @@ class _State:
     def __init__(self, config: pytest.Config) -> None:
         from derivative import grammar
         from derivative._typecheck import check
-        from derivative.forge._engine import (
-            Engine,
-            EngineOptions,
-            InProcessCaller,
-            load_target,
-        )
+
+        from ._engine import Engine, EngineOptions, InProcessCaller, load_target
 
         specs = config.getoption("req")
         target = config.getoption("req_target")
@@ -139,7 +135,7 @@ class SpecFile(pytest.File):
     """A ``.req`` file of the set: the parent of the items of its obligations."""
 
     def collect(self) -> Iterator[ObligationItem]:
-        from derivative.forge._oracle import Judge
+        from ._oracle import Judge
 
         state = self.config.stash[_KEY]
         contract = state.info.contract

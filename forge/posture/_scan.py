@@ -42,9 +42,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from derivative.forge._posture_model import Finding, Strategy
-from derivative.forge._posture_policy import Policy
-from derivative.forge._posture_scope import (
+from ._model import Finding, Strategy
+from ._policy import Policy
+from ._scope import (
     BUILTIN_NAMES,
     BUILTINS_NS,
     EMPTY,

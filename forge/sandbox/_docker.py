@@ -33,7 +33,8 @@ import time
 from typing import Any, Literal
 
 from derivative._errors import SandboxUnavailable
-from derivative.forge._channel import (
+
+from ._channel import (
     ChannelError,
     ChannelTimeout,
     FrameChannel,
@@ -42,9 +43,9 @@ from derivative.forge._channel import (
     stage_value,
     wait_writable,
 )
-from derivative.forge._image import DEFAULT_TAG, FIX_OFFLINE, docker_client
-from derivative.forge._process import verify_credentials, verify_environment
-from derivative.forge._sandbox import Launcher, Limits, Running, Staged
+from ._image import DEFAULT_TAG, FIX_OFFLINE, docker_client
+from ._process import verify_credentials, verify_environment
+from ._sandbox import Launcher, Limits, Running, Staged
 
 DEFAULT_IMAGE = DEFAULT_TAG
 SANDBOX_USER = "65534:65534"

@@ -70,7 +70,8 @@ from derivative._typecheck import TypeInfo
 from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty, base
 from derivative._values import EnumValue
 from derivative._walk import children, free_names, walk
-from derivative.solver._encode import (
+
+from ._encode import (
     DATE_MAX,
     DATE_MIN,
     Encoder,
@@ -81,7 +82,7 @@ from derivative.solver._encode import (
     regex_for,
     var,
 )
-from derivative.solver._z3util import Unsupported, make_solver, str_val
+from ._z3util import Unsupported, make_solver, str_val
 
 __all__ = [
     "Plan",

@@ -1230,7 +1230,7 @@ class _Writer:
     def strategy(self, owner: _Owner, var: str) -> None:
         """``INPUTS_<owner>``: bounded strategies, the full validity as a filter, and (where
         preconditions are narrow) the solver's valid inputs mixed in."""
-        from derivative.forge._strategies import analyse, apply_alphabet, spec_alphabet
+        from ..testing import analyse, apply_alphabet, spec_alphabet
 
         q = owner.qualname
         judge = self.engine.judge_of(q)
@@ -1334,7 +1334,7 @@ class _Writer:
     # ------------------------------------------------------------------ systems
 
     def system(self, d: SystemDecl) -> None:
-        from derivative.forge._engine import count_checks
+        from ..testing import count_checks
 
         owners: dict[str, str] = {}
         for op in d.operations:
@@ -1495,7 +1495,7 @@ def _input_source(inp: Mapping[str, object], params: Mapping[str, Ty]) -> str:
 
 def _strategy_source(ty: Ty, box: Any) -> tuple[str, bool]:
     """Python source of ``_strategies.value_strategy(ty, box)`` (same rules)."""
-    from derivative.forge._strategies import REAL_LIMIT, _fold_length
+    from ..testing import REAL_LIMIT, fold_length
 
     if box.exact is not None:
         v = box.exact[0]
@@ -1530,7 +1530,7 @@ def _strategy_source(ty: Ty, box: Any) -> tuple[str, bool]:
             regex = _regex.to_python(box.patterns[0])
             full = len(box.patterns) == 1 and not bounded
             if bounded and len(box.patterns) == 1:
-                folded = _fold_length(box.patterns[0], box.len_lo, box.len_hi)
+                folded = fold_length(box.patterns[0], box.len_lo, box.len_hi)
                 if folded is not None:
                     regex, full = folded, True
             return f"st.from_regex({regex!r}, fullmatch=True)", full
@@ -1546,7 +1546,7 @@ def _strategy_source(ty: Ty, box: Any) -> tuple[str, bool]:
     if isinstance(ty, TEnum):
         return f"st.sampled_from({list(ty.members)!r})", True
     if isinstance(ty, TList):
-        from derivative.forge._strategies import Box
+        from ..testing import Box
 
         elem, full = _strategy_source(ty.elem, box.elem or Box())
         return (
@@ -1568,11 +1568,11 @@ def generate_module(
 
     ``target`` is written as given: a ``.py`` path (relative paths are read relative to
     the written module's folder) or a dotted module name.  ``engine`` (a
-    ``forge._engine.Engine``) supplies the solver's plans; one without a caller is made
+    ``forge.testing._engine.Engine``) supplies the solver's plans; one without a caller is made
     if none is given (nothing is called while writing).
     """
     if engine is None:
-        from derivative.forge._engine import Engine
+        from ..testing import Engine
 
         engine = Engine(info, _NoCaller())
     return _Writer(info, engine, target, examples, steps).write()

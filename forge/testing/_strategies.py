@@ -375,7 +375,7 @@ def _strings(box: Box) -> tuple[st.SearchStrategy[Any], bool]:
         regex = _regex.to_python(box.patterns[0])
         full = len(box.patterns) == 1 and not bounded
         if bounded and len(box.patterns) == 1:
-            folded = _fold_length(box.patterns[0], box.len_lo, box.len_hi)
+            folded = fold_length(box.patterns[0], box.len_lo, box.len_hi)
             if folded is not None:
                 regex, full = folded, True
         strategy: st.SearchStrategy[str] = st.from_regex(regex, fullmatch=True)
@@ -461,7 +461,7 @@ def apply_alphabet(boxes: Mapping[str, Box], params: Mapping[str, Ty], alphabet:
             break
 
 
-def _fold_length(pattern: str, lo: int, hi: int | None) -> str | None:
+def fold_length(pattern: str, lo: int, hi: int | None) -> str | None:
     """``[a-z]+`` with ``len <= 6`` as ``[a-z]{1,6}``: a repeat of one character class.
 
     Only a pattern that is one repeated single-character atom can take a length bound

@@ -23,8 +23,8 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from derivative.forge._posture_model import PostureVerdict
-from derivative.forge._receipts import RunReceipt
+from ..posture import PostureVerdict
+from ..sandbox import RunReceipt
 
 RUN_FORMAT: Final = "derivative.run/v1"
 

@@ -9,12 +9,12 @@ digest goes into every receipt), starts a worker through a backend, and then ans
   (status ``timeout``) and the next call starts a fresh sandbox (and re-imports the
   candidate); instances made by the old one become stale;
 - the whole run has a time limit too; past it, nothing more is started;
-- every frame is checked (``forge/_channel.py``); a malformed, oversize or unrequested frame
+- every frame is checked (``forge/sandbox/_channel.py``); a malformed, oversize or unrequested frame
   makes that call a ``protocol_error``, kills the sandbox and marks the session ``tainted``:
   a tainted run must be judged a failure, never a pass;
 - each sandbox start ends in a ``RunReceipt`` written here, on the host;
 - ``explore`` runs the deterministic interleaving explorer inside the sandbox (the worker
-  loads the staged copy of ``forge/_explore.py``) and returns its runs in batches; its
+  loads the staged copy of ``forge/inside/_explore.py``) and returns its runs in batches; its
   request deadline is the exploration's own budget plus the call time limit, and every
   answer is validated against the request before anything of it is believed.
 
@@ -38,7 +38,9 @@ from types import TracebackType
 from typing import Any, Literal
 
 from derivative._errors import SandboxUnavailable, UsageError
-from derivative.forge._channel import (
+
+from ..inside import EXPLORER_SOURCE, WORKER_SOURCE
+from ._channel import (
     ChannelClosed,
     ChannelError,
     ChannelTimeout,
@@ -52,21 +54,13 @@ from derivative.forge._channel import (
     encode_explore_args,
     parse_explore_batch,
 )
-from derivative.forge._receipts import (
-    Ending,
-    RunReceipt,
-    candidate_digest,
-    new_run_id,
-    utc_now,
-)
+from ._receipts import Ending, RunReceipt, candidate_digest, new_run_id, utc_now
 
 BackendName = Literal["auto", "docker", "process"]
 CallStatus = Literal[
     "returned", "raised", "error", "timeout", "crashed", "protocol_error", "stale_instance"
 ]
 
-WORKER_SOURCE = Path(__file__).with_name("_worker.py")
-EXPLORER_SOURCE = Path(__file__).with_name("_explore.py")
 EXPLORER_NAME = "explorer.py"
 """The explorer's name beside ``worker.py`` (``_worker.EXPLORER_FILE``): outside the
 candidate's folder, so no candidate file can take its place."""
@@ -698,7 +692,7 @@ def make_launcher(kind: BackendName, *, image: str | None = None) -> Launcher:
     """The backend for ``kind``; ``docker`` raises SandboxUnavailable when it cannot run."""
     if kind not in ("auto", "docker", "process"):
         raise UsageError(f"unknown sandbox {kind!r}: choose auto, docker or process")
-    from derivative.forge import _docker, _process
+    from derivative.forge.sandbox import _docker, _process
 
     if kind == "process":
         return _process.ProcessLauncher()

@@ -35,7 +35,7 @@ Why it is built the way it is:
   Docker's attach stream.  The fd-level limits stay as they were: a candidate that
   writes to the descriptors itself still meets them.
 - **Interleavings are explored here, beside the candidate** (``explore``): the host's
-  deterministic explorer (``forge/_explore.py``, staged beside this file) is loaded by
+  deterministic explorer (``forge/inside/_explore.py``, staged beside this file) is loaded by
   path, and only when an ``explore`` request arrives, so ordinary runs never pay for it
   and no module of the candidate can stand in for it.  The worker only runs schedules
   and reports what each thread got; the host judges the invariant.
@@ -648,7 +648,7 @@ def _returned(value: Any) -> dict[str, Any]:
 
 class Exploration:
     """One search of the explorer in progress: the plan, the per-schedule state, and the
-    generator of runs (``forge/_explore.py``'s ``runs``)."""
+    generator of runs (``forge/inside/_explore.py``'s ``runs``)."""
 
     def __init__(self, candidate: Candidate, cls: Any, setup: list[tuple[str, list[Any]]],
                  calls: list[tuple[str, list[Any]]], batch: int) -> None:

@@ -35,16 +35,10 @@ from pathlib import Path
 
 from derivative._canon import sha256_hex, sha256_json
 from derivative._errors import UsageError
-from derivative.forge._posture_model import (
-    POSTURE_FORMAT,
-    STRATEGIES,
-    FileDigest,
-    Finding,
-    PostureVerdict,
-    Strategy,
-)
-from derivative.forge._posture_policy import Policy, available_policies, load_policy
-from derivative.forge._posture_scan import Context, analyse_text
+
+from ._model import POSTURE_FORMAT, STRATEGIES, FileDigest, Finding, PostureVerdict, Strategy
+from ._policy import Policy, available_policies, load_policy
+from ._scan import Context, analyse_text
 
 __all__ = [
     "POSTURE_FORMAT",

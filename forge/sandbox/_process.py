@@ -45,7 +45,8 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from derivative._errors import SandboxUnavailable
-from derivative.forge._channel import (
+
+from ._channel import (
     ChannelError,
     ChannelTimeout,
     FrameChannel,
@@ -56,7 +57,7 @@ from derivative.forge._channel import (
     wait_readable,
     wait_writable,
 )
-from derivative.forge._sandbox import Launcher, Limits, Running, Staged
+from ._sandbox import Launcher, Limits, Running, Staged
 
 SANDBOX_UID = 65534
 SANDBOX_GID = 65534

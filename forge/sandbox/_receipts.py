@@ -40,7 +40,7 @@ class RunReceipt(BaseModel):
     )
     calls: int = Field(description="call, new_instance and method requests sent")
     transcript_sha256: str = Field(
-        description="SHA-256 over every frame sent and received, in order (forge/_channel.py)"
+        description="SHA-256 over every frame sent and received, in order (sandbox/_channel.py)"
     )
     isolation: tuple[str, ...] = Field(description="isolation features verified for this start")
     ended: Ending = Field(description="why the sandbox stopped")

@@ -12,7 +12,7 @@ library, and it works on Python 3.10 to 3.13.
 
 Use::
 
-    from derivative.forge._explore import explore, replay
+    from derivative.forge.inside._explore import explore, replay
 
     res = explore(
         setup=TokenStore,                                   # a fresh object per schedule
@@ -41,7 +41,7 @@ Use::
     The same search, one ``Run`` per schedule (``schedule``, ``results``, ``obj``,
     ``preemptions``, ``deadlock``, ``aborted``, ``stalls``, ``exhausted``, ``summary()``,
     ``trace_text()``); the caller judges each run itself and stops iterating when it
-    has seen enough.  This is the form for the test engine (``forge/_engine.py``).
+    has seen enough.  This is the form for the test engine (``forge/testing/_engine.py``).
 
 ``replay(setup, bodies, schedule, **options) -> Run``
     Runs exactly one schedule (a ``Schedule`` or its text, ``Schedule.parse``).

@@ -1,0 +1,47 @@
+"""The property-test engine: strategies, oracle, evidence, callers and the pytest plugin.
+
+This room turns a contract's obligations into Hypothesis tests and judges every call with
+the evaluator.  It knows nothing of sandboxes: a ``Caller`` is all it needs, and the
+sandboxed caller lives in ``forge.run``.  Other rooms import only the names below.
+"""
+
+from __future__ import annotations
+
+from ._engine import (
+    Caller,
+    ConcurrentCaller,
+    Engine,
+    EngineError,
+    EngineOptions,
+    InProcessCaller,
+    Interleaving,
+    Ref,
+    count_checks,
+    load_target,
+)
+from ._evidence import ObligationEvidence, RunEvidence
+from ._oracle import Outcome, Raised
+from ._strategies import REAL_LIMIT, Box, analyse, apply_alphabet, fold_length, spec_alphabet
+
+__all__ = [
+    "REAL_LIMIT",
+    "Box",
+    "Caller",
+    "ConcurrentCaller",
+    "Engine",
+    "EngineError",
+    "EngineOptions",
+    "InProcessCaller",
+    "Interleaving",
+    "ObligationEvidence",
+    "Outcome",
+    "Raised",
+    "Ref",
+    "RunEvidence",
+    "analyse",
+    "apply_alphabet",
+    "count_checks",
+    "fold_length",
+    "load_target",
+    "spec_alphabet",
+]
