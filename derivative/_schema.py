@@ -31,11 +31,11 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     # file name in schemas/ -> (module, model class)
     "derivative.contract.v1.schema.json": ("derivative.api", "ContractDocument"),
     "derivative.ast.schema.json": ("derivative._ast", "Contract"),
-    "derivative.check.v1.schema.json": ("derivative.solver._document", "CheckDocument"),
-    "derivative.certificate.v1.schema.json": ("derivative.certificates._model", "Certificate"),
-    "derivative.posture.v1.schema.json": ("derivative.forge.posture._model", "PostureVerdict"),
-    "derivative.posture-policy.v1.schema.json": ("derivative.forge.posture._policy", "Policy"),
-    "derivative.run.v1.schema.json": ("derivative.forge.run._document", "RunDocument"),
+    "derivative.check.v1.schema.json": ("derivative.solver", "CheckDocument"),
+    "derivative.certificate.v1.schema.json": ("derivative.certificates", "Certificate"),
+    "derivative.posture.v1.schema.json": ("derivative.forge.posture", "PostureVerdict"),
+    "derivative.posture-policy.v1.schema.json": ("derivative.forge.posture", "Policy"),
+    "derivative.run.v1.schema.json": ("derivative.forge.run", "RunDocument"),
 }
 """Every published schema: the file it is written to and the model it is generated from."""
 

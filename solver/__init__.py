@@ -11,6 +11,7 @@ from __future__ import annotations
 from ._boundary import Plan, Trigger, clear_cache, plan_for, space_for
 from ._certify import certify
 from ._check import check
+from ._document import CheckDocument
 from ._report import render_json, render_sarif, render_text, value_json
 from ._result import (
     CallWitness,
@@ -25,6 +26,7 @@ from ._result import (
 
 __all__ = [
     "CallWitness",
+    "CheckDocument",
     "CheckOptions",
     "CheckResult",
     "Core",

@@ -1298,7 +1298,7 @@ def explore_in_process(
     conversions between values never add schedules; the candidate's module is handed
     to the explorer so that its locks become cooperative.
     """
-    from ..inside import _explore
+    from ..inside import explorer as _explore
 
     module_file = getattr(caller.module, "__file__", None)
     folder = os.path.dirname(os.path.abspath(module_file)) if module_file else None
