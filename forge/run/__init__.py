@@ -9,6 +9,14 @@ from __future__ import annotations
 
 from ._caller import SandboxCaller
 from ._document import RunDocument, RunStatus
-from ._pipeline import RunOptions, run_candidate
+from ._pipeline import RunOptions, RunReport, judge_candidate, run_candidate
 
-__all__ = ["RunDocument", "RunOptions", "RunStatus", "SandboxCaller", "run_candidate"]
+__all__ = [
+    "RunDocument",
+    "RunOptions",
+    "RunReport",
+    "RunStatus",
+    "SandboxCaller",
+    "judge_candidate",
+    "run_candidate",
+]

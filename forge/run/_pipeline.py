@@ -45,7 +45,7 @@ from ..testing import Engine, EngineOptions, RunEvidence
 from ._caller import SandboxCaller
 from ._document import RunDocument, RunStatus
 
-__all__ = ["EXIT_CODES", "RunOptions", "RunReport", "run_candidate"]
+__all__ = ["EXIT_CODES", "RunOptions", "RunReport", "judge_candidate", "run_candidate"]
 
 EXIT_CODES: dict[RunStatus, int] = {
     "passed": 0,
@@ -197,15 +197,34 @@ def run_candidate(
     if not os.path.exists(options.candidate):
         raise UsageError(f"candidate {options.candidate} does not exist")
     status, reason, unknowns = _feasibility(info)
-    report = RunReport("failed", "", spec, options, unknowns=unknowns)
     if status == "infeasible_proven":
-        report.status, report.reason = "infeasible_proven", reason
+        report = RunReport("infeasible_proven", reason, spec, options, unknowns=unknowns)
         return report
+    warnings = []
     if status == "unknown":
-        report.warnings.append(
+        warnings.append(
             "the solver could not decide whether the contract is consistent; "
             "the run went on (see unknowns)"
         )
+    return judge_candidate(info, options, launcher=launcher, unknowns=unknowns,
+                           warnings=warnings)
+
+
+def judge_candidate(
+    info: TypeInfo,
+    options: RunOptions,
+    *,
+    launcher: Launcher | None = None,
+    unknowns: list[str] | None = None,
+    warnings: list[str] | None = None,
+) -> RunReport:
+    """Steps 2-5 of the module docstring for a contract already known not to be
+    infeasible (``derivative build`` decides feasibility once, then judges each attempt)."""
+    spec = _spec_identity(info)
+    if not os.path.exists(options.candidate):
+        raise UsageError(f"candidate {options.candidate} does not exist")
+    report = RunReport("failed", "", spec, options, unknowns=list(unknowns or []),
+                       warnings=list(warnings or []))
     verdict = validate_path(options.candidate, options.policy)
     report.posture = verdict
     if not verdict.accepted:
