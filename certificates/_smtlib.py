@@ -84,6 +84,7 @@ from derivative._types import (
     TStr,
     Ty,
 )
+from derivative._types import join_base as _join
 from derivative._values import EnumValue, Value
 
 __all__ = [
@@ -334,20 +335,6 @@ def _plain(ty: Ty) -> Ty:
     if isinstance(ty, TList):
         return TList(_plain(ty.elem))
     return ty
-
-
-def _join(a: Ty, b: Ty) -> Ty:
-    """The type two operands meet at: int and real give real; ``[]`` takes the other side."""
-    a, b = _plain(a), _plain(b)
-    if isinstance(a, TAny):
-        return b
-    if isinstance(b, TAny):
-        return a
-    if isinstance(a, (TInt, TReal)) and isinstance(b, (TInt, TReal)):
-        return REAL if REAL in (a, b) else INT
-    if isinstance(a, TList) and isinstance(b, TList):
-        return TList(_join(a.elem, b.elem))
-    return a
 
 
 def _contains_enum(ty: Ty, out: set[str]) -> None:
