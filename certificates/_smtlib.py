@@ -67,6 +67,7 @@ from derivative._ast import (
     StrLit,
     Unary,
 )
+from derivative._builtins import takes
 from derivative._errors import DerivativeError
 from derivative._types import (
     BOOL,
@@ -1205,8 +1206,7 @@ class SmtEncoder:
                 ty = INT if want is None or isinstance(_plain(want), TAny) else _plain(want)
             self._note_type(ty)
             return SmtTerm("false", self._default(ty), ty)
-        arity = _ARITY[f]
-        if not (arity[0] <= len(e.args) <= arity[1]):
+        if not takes(f, len(e.args)):
             raise EncodingError(f"{f}() called with {len(e.args)} arguments")
         result: SmtTerm = getattr(self, handler)(e, bound, want)
         return result
@@ -1445,11 +1445,6 @@ _BUILTIN_CALLS: Final = {
     "occurrences": "_call_occurrences",
     "sorted": "_call_sorted",
 }
-_ARITY: Final = {
-    "len": (1, 1), "abs": (1, 1), "min": (1, 1_000_000), "max": (1, 1_000_000),
-    "sum": (1, 1), "int": (1, 1), "str": (1, 1), "matches": (2, 2), "startswith": (2, 2),
-    "endswith": (2, 2), "contains": (2, 2), "occurrences": (2, 2), "sorted": (1, 1),
-}  # fmt: skip
 
 
 def encode_script(members: Sequence[tuple[str, Expr]], scope: CoreScope) -> str:
