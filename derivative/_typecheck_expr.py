@@ -51,6 +51,7 @@ from derivative._types import (
     base,
     comparable,
     join,
+    join_base,
 )
 
 # --------------------------------------------------------------------------- arithmetic
@@ -80,7 +81,7 @@ def _arith(op: str, a: Ty, b: Ty) -> Ty | None:
     num_a, num_b = is_num(a), is_num(b)
     if op == "+":
         if num_a and num_b:
-            return _num_result(a, b)
+            return join_base(a, b)
         if isinstance(a, TStr) and isinstance(b, TStr):
             return STR
         if isinstance(a, TList) and isinstance(b, TList):
@@ -93,7 +94,7 @@ def _arith(op: str, a: Ty, b: Ty) -> Ty | None:
         return None
     if op == "-":
         if num_a and num_b:
-            return _num_result(a, b)
+            return join_base(a, b)
         if isinstance(a, TDate) and isinstance(b, TDate):
             return INT
         if isinstance(a, TDate) and isinstance(b, TInt):
@@ -103,11 +104,7 @@ def _arith(op: str, a: Ty, b: Ty) -> Ty | None:
         return None
     if op == "/":
         return REAL
-    return _num_result(a, b)
-
-
-def _num_result(a: Ty, b: Ty) -> Ty:
-    return REAL if isinstance(a, TReal) or isinstance(b, TReal) else INT
+    return join_base(a, b)
 
 
 # --------------------------------------------------------------------------- the checker
