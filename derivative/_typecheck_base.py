@@ -64,6 +64,9 @@ def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+# --------------------------------------------------------------------------- context and state
+
+
 class Forbidden(Mapping[str, tuple[str, str | None]]):
     """Declared names that may not be used here, with the message and hint to give.
 
@@ -120,6 +123,9 @@ class State:
         self, message: str, file: str, line: int, column: int, hint: str | None = None
     ) -> None:
         self.errors.append(SpecError(message, source_pos(file, line, column), hint=hint))
+
+
+# --------------------------------------------------------------------------- the walker's plumbing
 
 
 class ExprCheckerBase(ExprVisitor[Ty]):

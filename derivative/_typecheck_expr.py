@@ -438,5 +438,3 @@ class ExprChecker(CallChecks):
             inner.bound = dict(self.bound)
             inner.cond(node.where, "the `where` predicate of count")
         return INT
-
-    # ------------------------------------------------------------------ calls
