@@ -37,6 +37,7 @@ from typing import Any
 from derivative._ast import Contract, EnumMember, Expr, Obligation
 from derivative._canon import contract_identity, expr_json
 from derivative._errors import DerivativeError
+from derivative._numbers import real_text as fraction_text
 from derivative._printer import to_source
 from derivative._types import TEnum, TList, Ty
 from derivative._values import Value
@@ -45,7 +46,7 @@ from derivative._walk import free_names, walk
 from ._explain import explain
 from ._farkas import Row, combine, derive_rows, find_multipliers
 from ._formula import core_formula, raises_example_condition
-from ._jsonvalue import ValueError_, encode, fraction_text
+from ._jsonvalue import ValueError_, encode
 from ._model import (
     KINDS,
     Certificate,

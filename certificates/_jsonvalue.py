@@ -2,7 +2,8 @@
 
 JSON conventions of every derivative document: integers, strings and booleans as
 themselves, dates as ``"YYYY-MM-DD"``, enum members by member name, lists as arrays,
-reals as exact strings (a decimal where one exists, else ``"p/q"``).  JSON alone does
+reals as exact strings (a decimal where one exists, else ``"p/q"``), by the one rule of
+``derivative._numbers`` (the rationals of Farkas rows too).  JSON alone does
 not say whether ``"2026-01-01"`` is a string or a date, so decoding needs the type;
 certificates carry it in ``declarations``.
 
@@ -30,6 +31,7 @@ from derivative._ast import (
     Unary,
 )
 from derivative._errors import DerivativeError
+from derivative._numbers import parse_real, real_json, real_text
 from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
 from derivative._values import EnumValue, Value
 
@@ -37,13 +39,10 @@ __all__ = [
     "ValueError_",
     "decode",
     "encode",
-    "fraction_text",
     "literal",
     "parse_fraction",
 ]
 
-_REAL: Final = re.compile(r"-?[0-9]+(\.[0-9]+)?|-?[0-9]+/[0-9]+", re.ASCII)
-_FRACTION: Final = re.compile(r"-?[0-9]+(/[0-9]+)?", re.ASCII)
 _DATE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 
 
@@ -51,41 +50,15 @@ class ValueError_(DerivativeError):
     """A JSON value that is not a value of the expected type."""
 
 
-def fraction_text(q: Fraction) -> str:
-    """A rational as ``"p/q"`` (always with a denominator, as CERTIFICATES.md writes it)."""
-    return f"{q.numerator}/{q.denominator}"
-
-
 def parse_fraction(text: object) -> Fraction:
-    """``"p/q"`` or ``"p"`` (exact; no floats, no exponents) as a Fraction."""
-    if not isinstance(text, str) or not _FRACTION.fullmatch(text):
-        raise ValueError_(f"{text!r} is not an exact rational 'p/q'")
+    """An exact rational as ``derivative._numbers`` writes it (``"p/q"``, ``"p"`` or an
+    exact decimal string; no floats, no exponents)."""
+    if not isinstance(text, str):
+        raise ValueError_(f"{text!r} is not an exact rational string")
     try:
-        return Fraction(text)
-    except ZeroDivisionError:
-        raise ValueError_(f"{text!r} has a zero denominator") from None
-
-
-def _real_text(q: Fraction) -> str:
-    sign = "-" if q < 0 else ""
-    a = abs(q)
-    d = a.denominator
-    k = d
-    twos = fives = 0
-    while k % 2 == 0:
-        k //= 2
-        twos += 1
-    while k % 5 == 0:
-        k //= 5
-        fives += 1
-    if k != 1:
-        return f"{sign}{a.numerator}/{d}"
-    places = max(twos, fives)
-    if places == 0:
-        return f"{sign}{a.numerator}"
-    scaled = a.numerator * 10**places // d
-    digits = str(scaled).rjust(places + 1, "0")
-    return f"{sign}{digits[:-places]}.{digits[-places:]}"
+        return parse_real(text)
+    except ValueError as exc:
+        raise ValueError_(str(exc)) from None
 
 
 def encode(value: Value | float, ty: Ty) -> Any:
@@ -101,7 +74,7 @@ def encode(value: Value | float, ty: Ty) -> Any:
     if isinstance(ty, TReal):
         if isinstance(value, bool) or not isinstance(value, (int, Fraction, float)):
             raise ValueError_(f"{value!r} is not a real")
-        return _real_text(Fraction(value))
+        return real_json(value)
     if isinstance(ty, TStr):
         if not isinstance(value, str):
             raise ValueError_(f"{value!r} is not a str")
@@ -132,14 +105,10 @@ def decode(data: object, ty: Ty) -> Value:
             raise ValueError_(f"{data!r} is not an int")
         return data
     if isinstance(ty, TReal):
-        if isinstance(data, int) and not isinstance(data, bool):
-            return Fraction(data)
-        if not isinstance(data, str) or not _REAL.fullmatch(data):
-            raise ValueError_(f"{data!r} is not an exact real (a decimal or 'p/q' string)")
         try:
-            return Fraction(data)
-        except ZeroDivisionError:
-            raise ValueError_(f"{data!r} has a zero denominator") from None
+            return parse_real(data)
+        except ValueError as exc:
+            raise ValueError_(str(exc)) from None
     if isinstance(ty, TStr):
         if not isinstance(data, str):
             raise ValueError_(f"{data!r} is not a str")
@@ -176,7 +145,7 @@ def literal(value: Value, ty: Ty) -> Expr:
     if isinstance(ty, TReal) and isinstance(value, (int, Fraction)) and not isinstance(value, bool):
         q = Fraction(value)
         a = abs(q)
-        text = _real_text(a)
+        text = real_text(a)
         node: Expr
         if "/" in text:
             node = BinOp(op="/", left=IntLit(value=a.numerator), right=IntLit(value=a.denominator))

@@ -21,6 +21,7 @@ from typing import Annotated, Any, Final, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from derivative._canon import sha256_json
+from derivative._numbers import REAL_PATTERN
 
 __all__ = [
     "CERTIFICATE_FORMAT",
@@ -64,7 +65,7 @@ KINDS: Final[tuple[str, ...]] = (
 )
 
 _HEX64 = r"^[0-9a-f]{64}$"
-_RATIONAL = r"^-?[0-9]+(/[0-9]+)?$"
+_RATIONAL = REAL_PATTERN  # exact decimals or "p/q" (derivative._numbers)
 
 
 class _Doc(BaseModel):
@@ -143,14 +144,15 @@ class MinimalityEntry(_Doc):
 
 
 class FarkasRow(_Doc):
-    """``sum(coefficients[x] * x) <= bound``; numbers are exact ``"p/q"`` strings."""
+    """``sum(coefficients[x] * x) <= bound``; numbers are exact strings as every
+    document writes reals: a decimal where one exists (``"-3"``, ``"0.5"``), else ``"p/q"``."""
 
     coefficients: dict[str, Annotated[str, Field(pattern=_RATIONAL)]]
     bound: str = Field(pattern=_RATIONAL)
 
 
 class FarkasEntry(_Doc):
-    """One row of core member ``id`` and its non-negative multiplier ``"p/q"``."""
+    """One row of core member ``id`` and its non-negative multiplier (an exact string)."""
 
     id: str
     row: FarkasRow

@@ -67,6 +67,7 @@ from derivative._ast import (
     StrLit,
     Unary,
 )
+from derivative._builtins import takes
 from derivative._errors import DerivativeError
 from derivative._types import (
     BOOL,
@@ -84,6 +85,7 @@ from derivative._types import (
     TStr,
     Ty,
 )
+from derivative._types import join_base as _join
 from derivative._values import EnumValue, Value
 
 __all__ = [
@@ -334,20 +336,6 @@ def _plain(ty: Ty) -> Ty:
     if isinstance(ty, TList):
         return TList(_plain(ty.elem))
     return ty
-
-
-def _join(a: Ty, b: Ty) -> Ty:
-    """The type two operands meet at: int and real give real; ``[]`` takes the other side."""
-    a, b = _plain(a), _plain(b)
-    if isinstance(a, TAny):
-        return b
-    if isinstance(b, TAny):
-        return a
-    if isinstance(a, (TInt, TReal)) and isinstance(b, (TInt, TReal)):
-        return REAL if REAL in (a, b) else INT
-    if isinstance(a, TList) and isinstance(b, TList):
-        return TList(_join(a.elem, b.elem))
-    return a
 
 
 def _contains_enum(ty: Ty, out: set[str]) -> None:
@@ -1218,8 +1206,7 @@ class SmtEncoder:
                 ty = INT if want is None or isinstance(_plain(want), TAny) else _plain(want)
             self._note_type(ty)
             return SmtTerm("false", self._default(ty), ty)
-        arity = _ARITY[f]
-        if not (arity[0] <= len(e.args) <= arity[1]):
+        if not takes(f, len(e.args)):
             raise EncodingError(f"{f}() called with {len(e.args)} arguments")
         result: SmtTerm = getattr(self, handler)(e, bound, want)
         return result
@@ -1458,11 +1445,6 @@ _BUILTIN_CALLS: Final = {
     "occurrences": "_call_occurrences",
     "sorted": "_call_sorted",
 }
-_ARITY: Final = {
-    "len": (1, 1), "abs": (1, 1), "min": (1, 1_000_000), "max": (1, 1_000_000),
-    "sum": (1, 1), "int": (1, 1), "str": (1, 1), "matches": (2, 2), "startswith": (2, 2),
-    "endswith": (2, 2), "contains": (2, 2), "occurrences": (2, 2), "sorted": (1, 1),
-}  # fmt: skip
 
 
 def encode_script(members: Sequence[tuple[str, Expr]], scope: CoreScope) -> str:

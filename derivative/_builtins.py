@@ -1,8 +1,13 @@
 """Names the language knows without a declaration: built-in functions and exceptions.
 
-Kept apart from the type checker so that the evaluator, the Z3 encoding and the
-test generator can ask "is this a built-in?" without importing the checker, and
-so that the table of arities that the checker enforces is written down once.
+``BUILTIN_FUNCTIONS`` is the one list of built-in functions and their arities.  Every
+reading derives its list from it: the type checker (``_builtin_<name>`` methods), the
+evaluator (its ``_BUILTINS`` table), the Z3 encoder (``_call_<name>`` methods), the
+SMT-LIB printer (its ``_BUILTIN_CALLS`` table), the generated Python (a branch of
+``PyCompiler.visit_call``) and the printer (calls are printed by name, whatever the
+name).  What a built-in *means* is written separately in each reading, on purpose:
+the readings are checked against each other, so none may borrow another's semantics.
+``tests/unit/test_readings.py`` fails when a name here has no handler in a reading.
 """
 
 from __future__ import annotations
@@ -28,6 +33,17 @@ BUILTIN_FUNCTIONS: Final[dict[str, tuple[int, int | None, str]]] = {
 }
 """Built-in functions of LANGUAGE.md §4 (``all``/``any`` are generator forms, and
 ``date("...")`` is a literal, so neither is here)."""
+
+
+def is_builtin(name: str) -> bool:
+    """Whether ``name`` is a built-in function (not a spec function or operation)."""
+    return name in BUILTIN_FUNCTIONS
+
+
+def takes(name: str, n: int) -> bool:
+    """Whether the built-in ``name`` may be called with ``n`` arguments."""
+    lo, hi, _ = BUILTIN_FUNCTIONS[name]
+    return lo <= n and (hi is None or n <= hi)
 
 BUILTIN_EXCEPTIONS: Final[dict[str, type[BaseException]]] = {
     name: obj

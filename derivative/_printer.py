@@ -26,26 +26,21 @@ negative ``IntLit``/``RealLit`` prints as unary minus and reads back as one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, Final
+
 from derivative._ast import (
     BinOp,
-    BoolLit,
     BoolOp,
     Call,
     Compare,
     Count,
-    DateLit,
-    EnumMember,
     Expr,
     Generator,
     IfExpr,
-    Index,
     IntLit,
-    ListLit,
-    Name,
     Quantifier,
-    Range,
     RealLit,
-    StrLit,
     Unary,
 )
 
@@ -88,96 +83,77 @@ def _show(e: Expr, need: int, tail: bool) -> str:
     ``tail`` says whether ``e`` is followed only by a closing delimiter, which
     decides whether a quantifier may go without parentheses.
     """
-    k = e.kind
-    if k == "int":
-        assert isinstance(e, IntLit)
-        return _wrap(str(e.value), UNARY if e.value < 0 else ATOM, need)
-    if k == "real":
-        assert isinstance(e, RealLit)
-        return _wrap(e.value, UNARY if e.value.startswith("-") else ATOM, need)
-    if k == "str":
-        assert isinstance(e, StrLit)
-        return quote(e.value)
-    if k == "bool":
-        assert isinstance(e, BoolLit)
-        return "true" if e.value else "false"
-    if k == "date":
-        assert isinstance(e, DateLit)
-        return f"date({quote(e.value)})"
-    if k == "enum_member":
-        assert isinstance(e, EnumMember)
-        return f"{e.enum}.{e.member}"
-    if k == "name":
-        assert isinstance(e, Name)
-        return e.id
-    if k == "result":
-        return "result"
-    if k == "list":
-        assert isinstance(e, ListLit)
-        return "[" + ", ".join(_show(i, QUANT, True) for i in e.items) + "]"
-    if k == "call":
-        assert isinstance(e, Call)
-        return f"{e.func}(" + ", ".join(_show(a, QUANT, True) for a in e.args) + ")"
-    if k == "gen":
-        assert isinstance(e, Generator)
-        body = _show(e.body, QUANT, True)
-        return f"{e.func}({body} for {e.var} in {_show(e.iterable, OR, True)})"
-    if k == "count":
-        assert isinstance(e, Count)
-        inside = e.op
-        if e.where is not None:
-            inside += " where " + _show(e.where, QUANT, True)
-        if e.per is not None:
-            inside += f", per {e.per}"
-        return f"count({inside})"
-    if k == "index":
-        assert isinstance(e, Index)
-        return f"{_show(e.base, ATOM, False)}[{_show(e.index, QUANT, True)}]"
-    if k == "unary":
-        assert isinstance(e, Unary)
-        if e.op == "-":
-            return _wrap("-" + _show(e.operand, UNARY, tail), UNARY, need)
-        return _wrap("not " + _show(e.operand, NOT, tail or need > NOT), NOT, need)
-    if k == "binop":
-        assert isinstance(e, BinOp)
-        level = _BINOP_LEVEL[e.op]
-        inner_tail = tail if level >= need else True
-        text = (
-            f"{_show(e.left, level, False)} {e.op} {_show(e.right, level + 1, inner_tail)}"
-        )
-        return _wrap(text, level, need)
-    if k == "boolop":
-        assert isinstance(e, BoolOp)
-        return _show_boolop(e, need, tail)
-    if k == "compare":
-        assert isinstance(e, Compare)
-        inner_tail = tail if need <= CMP else True
-        parts = [_show(e.operands[0], ADD, False)]
-        last = len(e.ops) - 1
-        for i, (op, rhs) in enumerate(zip(e.ops, e.operands[1:], strict=True)):
-            parts.append(op)
-            parts.append(_show(rhs, ADD, inner_tail and i == last))
-        return _wrap(" ".join(parts), CMP, need)
-    if k == "range":
-        assert isinstance(e, Range)
-        return f"{_show(e.lo, ADD, False)}..{_show(e.hi, ADD, False)}"
-    if k == "if":
-        assert isinstance(e, IfExpr)
-        inner_tail = tail if need <= IF else True
-        text = (
-            f"if {_show(e.cond, QUANT, True)} then {_show(e.then, QUANT, True)} "
-            f"else {_show(e.orelse, IF, inner_tail)}"
-        )
-        return _wrap(text, IF, need)
-    if k == "quant":
-        assert isinstance(e, Quantifier)
-        free = need <= NOT and tail
-        text = (
-            f"{e.quantifier} {e.var} in {_show(e.lo, ADD, False)}..{_show(e.hi, ADD, False)}: "
-            f"{_show(e.body, QUANT, True)}"
-        )
-        return text if free else f"({text})"
-    raise ValueError(f"cannot print a node of kind {k!r}")
+    printer = _PRINTERS.get(e.kind)
+    if printer is None:
+        raise ValueError(f"cannot print a node of kind {e.kind!r}")
+    return printer(e, need, tail)
+
+
+def _show_int(e: IntLit, need: int, tail: bool) -> str:
+    return _wrap(str(e.value), UNARY if e.value < 0 else ATOM, need)
+
+
+def _show_real(e: RealLit, need: int, tail: bool) -> str:
+    return _wrap(e.value, UNARY if e.value.startswith("-") else ATOM, need)
+
+
+def _show_call(e: Call, need: int, tail: bool) -> str:
+    return f"{e.func}(" + ", ".join(_show(a, QUANT, True) for a in e.args) + ")"
+
+
+def _show_gen(e: Generator, need: int, tail: bool) -> str:
+    body = _show(e.body, QUANT, True)
+    return f"{e.func}({body} for {e.var} in {_show(e.iterable, OR, True)})"
+
+
+def _show_count(e: Count, need: int, tail: bool) -> str:
+    inside = e.op
+    if e.where is not None:
+        inside += " where " + _show(e.where, QUANT, True)
+    if e.per is not None:
+        inside += f", per {e.per}"
+    return f"count({inside})"
+
+
+def _show_unary(e: Unary, need: int, tail: bool) -> str:
+    if e.op == "-":
+        return _wrap("-" + _show(e.operand, UNARY, tail), UNARY, need)
+    return _wrap("not " + _show(e.operand, NOT, tail or need > NOT), NOT, need)
+
+
+def _show_binop(e: BinOp, need: int, tail: bool) -> str:
+    level = _BINOP_LEVEL[e.op]
+    inner_tail = tail if level >= need else True
+    text = f"{_show(e.left, level, False)} {e.op} {_show(e.right, level + 1, inner_tail)}"
+    return _wrap(text, level, need)
+
+
+def _show_compare(e: Compare, need: int, tail: bool) -> str:
+    inner_tail = tail if need <= CMP else True
+    parts = [_show(e.operands[0], ADD, False)]
+    last = len(e.ops) - 1
+    for i, (op, rhs) in enumerate(zip(e.ops, e.operands[1:], strict=True)):
+        parts.append(op)
+        parts.append(_show(rhs, ADD, inner_tail and i == last))
+    return _wrap(" ".join(parts), CMP, need)
+
+
+def _show_if(e: IfExpr, need: int, tail: bool) -> str:
+    inner_tail = tail if need <= IF else True
+    text = (
+        f"if {_show(e.cond, QUANT, True)} then {_show(e.then, QUANT, True)} "
+        f"else {_show(e.orelse, IF, inner_tail)}"
+    )
+    return _wrap(text, IF, need)
+
+
+def _show_quant(e: Quantifier, need: int, tail: bool) -> str:
+    free = need <= NOT and tail
+    text = (
+        f"{e.quantifier} {e.var} in {_show(e.lo, ADD, False)}..{_show(e.hi, ADD, False)}: "
+        f"{_show(e.body, QUANT, True)}"
+    )
+    return text if free else f"({text})"
 
 
 def _show_boolop(e: BoolOp, need: int, tail: bool) -> str:
@@ -193,3 +169,30 @@ def _show_boolop(e: BoolOp, need: int, tail: bool) -> str:
     inner_tail = tail if level >= need else True
     text = f"{_show(e.left, left, False)} {op} {_show(e.right, right, inner_tail)}"
     return _wrap(text, level, need)
+
+
+_PRINTERS: Final[dict[str, Callable[[Any, int, bool], str]]] = {
+    "int": _show_int,
+    "real": _show_real,
+    "str": lambda e, need, tail: quote(e.value),
+    "bool": lambda e, need, tail: "true" if e.value else "false",
+    "date": lambda e, need, tail: f"date({quote(e.value)})",
+    "enum_member": lambda e, need, tail: f"{e.enum}.{e.member}",
+    "name": lambda e, need, tail: str(e.id),
+    "result": lambda e, need, tail: "result",
+    "list": lambda e, need, tail: "[" + ", ".join(_show(i, QUANT, True) for i in e.items) + "]",
+    "call": _show_call,
+    "gen": _show_gen,
+    "count": _show_count,
+    "index": lambda e, need, tail: (
+        f"{_show(e.base, ATOM, False)}[{_show(e.index, QUANT, True)}]"
+    ),
+    "unary": _show_unary,
+    "binop": _show_binop,
+    "boolop": _show_boolop,
+    "compare": _show_compare,
+    "range": lambda e, need, tail: f"{_show(e.lo, ADD, False)}..{_show(e.hi, ADD, False)}",
+    "if": _show_if,
+    "quant": _show_quant,
+}
+"""One printer per node kind (``tests/unit/test_readings.py`` holds it complete)."""

@@ -114,3 +114,66 @@ def base(t: Ty) -> Ty:
     if isinstance(t, TList):
         return TList(base(t.elem))
     return t
+
+
+# --------------------------------------------------------------------------- the join
+
+
+def join(a: Ty, b: Ty) -> Ty | None:
+    """The least type that values of ``a`` and of ``b`` both belong to, or None.
+
+    This is the one join of the project: the type checker asks it whether two values
+    can meet (``==``, ``in``, list items, the branches of ``if``, the arguments of
+    ``min``/``max``), and every reading (the Z3 encoder, the SMT-LIB printer, the
+    generated Python) asks ``join_base`` for the type an operation works at.
+
+    - ``any`` (the element type of ``[]``) meets everything: ``join(any, t)`` is ``t``;
+    - equal types are their own join (a refinement both share is kept);
+    - ``int`` and ``real`` meet at ``real``; two ``int`` types (different ranges) at ``int``;
+    - two ``str`` types (different patterns) meet at ``str``;
+    - lists meet element-wise;
+    - anything else (``bool``, ``date``, an enum, ``none``, only with itself) does not meet.
+    """
+    if isinstance(a, TAny):
+        return b
+    if isinstance(b, TAny):
+        return a
+    if a == b:
+        return a
+    if isinstance(a, (TInt, TReal)) and isinstance(b, (TInt, TReal)):
+        return INT if isinstance(a, TInt) and isinstance(b, TInt) else REAL
+    if isinstance(a, TStr) and isinstance(b, TStr):
+        return STR
+    if isinstance(a, TList) and isinstance(b, TList):
+        e = join(a.elem, b.elem)
+        return None if e is None else TList(e)
+    return None
+
+
+def join_base(a: Ty, b: Ty) -> Ty:
+    """``join`` of the unrefined types, for the readings of a type-checked tree.
+
+    Where the two types do not meet (the operands of ``date + int``), the answer is
+    the left operand's unrefined type, which is what each reading then dispatches on.
+    """
+    joined = join(base(a), base(b))
+    return base(a) if joined is None else joined
+
+
+def assignable(target: Ty, value: Ty) -> bool:
+    """Whether a value of type ``value`` may stand where ``target`` is expected
+    (refinements are checked on values, not here; int is promoted to real)."""
+    if isinstance(value, TAny) or isinstance(target, TAny):
+        return True
+    if isinstance(target, TReal):
+        return isinstance(value, (TInt, TReal))
+    if isinstance(target, TList):
+        return isinstance(value, TList) and assignable(target.elem, value.elem)
+    return base(target) == base(value)
+
+
+def comparable(a: Ty, b: Ty) -> bool:
+    """``a == b`` is meaningful: the two types meet (see ``join``); ranges never do."""
+    if isinstance(a, TRange) or isinstance(b, TRange):
+        return False
+    return join(a, b) is not None

@@ -15,14 +15,23 @@ enum       ``EnumValue``
 ``UNDEFINED`` is the distinct result of an expression whose evaluation is undefined
 (division by zero, an index out of range, ``int("x")``, a date leaving its range).
 It is a value, not an exception, so it can never leak out of the evaluator as a crash.
+
+``value_json`` writes a value as every JSON document of the tool does: integers,
+strings and booleans as themselves, numbers by the one rule of ``derivative._numbers``
+(reals as exact decimal or ``"p/q"`` strings), dates ``"YYYY-MM-DD"``, enum members by
+name, lists as arrays.  Where the type is known (certificates), ``certificates._jsonvalue``
+encodes by type with the same rule.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
-from typing import Final, TypeAlias
+from typing import Any, Final, TypeAlias
+
+from derivative._numbers import number_json
 
 
 @dataclass(frozen=True, order=True)
@@ -56,3 +65,21 @@ class _Undefined:
 UNDEFINED: Final = _Undefined()
 
 Value: TypeAlias = "int | bool | Fraction | str | date | tuple[Value, ...] | EnumValue"
+
+
+def value_json(value: object, other: Callable[[object], Any] | None = None) -> Any:
+    """A runtime value (or ``None``, a candidate's float) as JSON; anything else goes to
+    ``other`` (at any depth), or is a ``TypeError`` without one."""
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, int | Fraction | float):
+        return number_json(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, EnumValue):
+        return value.member
+    if isinstance(value, tuple | list):
+        return [value_json(v, other) for v in value]
+    if other is not None:
+        return other(value)
+    raise TypeError(f"not a value: {value!r}")

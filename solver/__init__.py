@@ -8,11 +8,13 @@
 
 from __future__ import annotations
 
+from derivative._values import value_json
+
 from ._boundary import Plan, Trigger, clear_cache, plan_for, space_for
 from ._certify import certify
 from ._check import check
 from ._document import CheckDocument
-from ._report import render_json, render_sarif, render_text, value_json
+from ._report import render_json, render_sarif, render_text
 from ._result import (
     CallWitness,
     CheckOptions,

@@ -45,6 +45,7 @@ from derivative._ast import (
     Result,
     StrLit,
 )
+from derivative._builtins import is_builtin
 from derivative._eval import Evaluator
 from derivative._gcpause import collector_paused
 from derivative._printer import to_source
@@ -768,18 +769,10 @@ def _ambiguity(ctx: _Ctx, pre: Question, cl: _Clauses, raise_holds: list[Z]) -> 
 
 def _call_args(ex: Obligation) -> Call | None:
     """The call of the owner in an example (``f(args) == V`` or ``f(args) raises E``)."""
-    calls = [n for n in walk(ex.expr) if isinstance(n, Call) and n.func not in _BUILTINS]
+    calls = [n for n in walk(ex.expr) if isinstance(n, Call) and not is_builtin(n.func)]
     if len(calls) != 1:
         return None
     return calls[0]
-
-
-_BUILTINS = frozenset(
-    {
-        "len", "abs", "min", "max", "sum", "int", "str", "matches", "startswith",
-        "endswith", "contains", "occurrences", "sorted",
-    }
-)  # fmt: skip
 
 
 def _example(ctx: _Ctx, cl: _Clauses, ex: Obligation) -> bool:

@@ -76,6 +76,7 @@ from derivative._types import (
     Ty,
     base,
 )
+from derivative._types import join_base as join
 from derivative._values import EnumValue, Value
 from derivative._walk import ExprVisitor
 
@@ -161,19 +162,6 @@ def sort_of(t: Ty) -> Z:
     if isinstance(t, TEnum):
         return enum_sort(t)[0]
     raise Unsupported(f"values of type {t.show()} cannot be encoded")
-
-
-def join(a: Ty, b: Ty) -> Ty:
-    """The common type of two operands (``int`` and ``real`` meet at ``real``)."""
-    if isinstance(a, TAny):
-        return b
-    if isinstance(b, TAny):
-        return a
-    if isinstance(a, TList) and isinstance(b, TList):
-        return TList(join(a.elem, b.elem))
-    if isinstance(a, TInt | TReal) and isinstance(b, TInt | TReal):
-        return REAL if isinstance(a, TReal) or isinstance(b, TReal) else INT
-    return base(a)
 
 
 def is_num(t: Ty) -> bool:

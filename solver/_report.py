@@ -7,7 +7,8 @@ one of CERTIFICATES.md §3 (more fields may be added, none renamed).  SARIF give
 core member, warning and unknown a location at its ``file:line`` so that code hosts
 can annotate the spec.
 
-Values are JSON-safe by the rules every derivative document follows: integers,
+Values are JSON-safe by the rules every derivative document follows
+(``derivative._values.value_json``, numbers by ``derivative._numbers``): integers,
 strings and booleans as themselves, dates ``"YYYY-MM-DD"``, reals as exact decimal
 strings (``"p/q"`` where no finite decimal exists), enum members by name, lists as
 arrays.
@@ -21,8 +22,9 @@ from fractions import Fraction
 from typing import Any
 
 from derivative._ast import Obligation
+from derivative._numbers import number_source
 from derivative._printer import to_source
-from derivative._values import EnumValue, Value
+from derivative._values import EnumValue, Value, value_json
 
 from ._document import CheckDocument
 from ._result import CallWitness, CheckResult, Core, Finding
@@ -34,44 +36,6 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 # --------------------------------------------------------------------------- values
 
 
-def real_text(q: Fraction) -> str:
-    """An exact decimal (``"0.25"``, ``"-3"``) or, where none exists, ``"p/q"``."""
-    sign = "-" if q < 0 else ""
-    a = abs(q)
-    d, k = a.denominator, a.denominator
-    twos = fives = 0
-    while k % 2 == 0:
-        k //= 2
-        twos += 1
-    while k % 5 == 0:
-        k //= 5
-        fives += 1
-    if k != 1:
-        return f"{sign}{a.numerator}/{d}"
-    places = max(twos, fives)
-    if places == 0:
-        return f"{sign}{a.numerator}"
-    digits = str(a.numerator * 10**places // d).rjust(places + 1, "0")
-    return f"{sign}{digits[:-places]}.{digits[-places:]}"
-
-
-def value_json(v: object) -> Any:
-    """A runtime value as JSON (CERTIFICATES.md §3)."""
-    if isinstance(v, bool | int | str) or v is None:
-        return v
-    if isinstance(v, Fraction):
-        return real_text(v)
-    if isinstance(v, float):
-        return real_text(Fraction(v))
-    if isinstance(v, _dt.date):
-        return v.isoformat()
-    if isinstance(v, EnumValue):
-        return v.member
-    if isinstance(v, tuple | list):
-        return [value_json(x) for x in v]
-    raise TypeError(f"not a value: {v!r}")
-
-
 def value_text(v: object) -> str:
     """A value as the language writes it (for messages)."""
     if isinstance(v, bool):
@@ -80,8 +44,8 @@ def value_text(v: object) -> str:
         from derivative._printer import quote
 
         return quote(v)
-    if isinstance(v, Fraction):
-        return real_text(v)
+    if isinstance(v, int | Fraction | float):
+        return number_source(v)
     if isinstance(v, _dt.date):
         return f'date("{v.isoformat()}")'
     if isinstance(v, EnumValue):

@@ -86,6 +86,7 @@ from derivative._types import (
     Ty,
     base,
 )
+from derivative._types import join_base as _join
 from derivative._values import EnumValue
 from derivative._walk import ExprVisitor
 
@@ -744,21 +745,6 @@ def _is_real(t: Ty) -> bool:
     if isinstance(t, TList):
         return _is_real(t.elem)
     return False
-
-
-def _join(a: Ty, b: Ty) -> Ty:
-    a, b = base(a), base(b)
-    if isinstance(a, TAny):
-        return b
-    if isinstance(b, TAny):
-        return a
-    if (isinstance(a, TReal) or isinstance(b, TReal)) and (
-        isinstance(a, (TInt, TReal)) and isinstance(b, (TInt, TReal))
-    ):
-        return REAL
-    if isinstance(a, TList) and isinstance(b, TList):
-        return TList(_join(a.elem, b.elem))
-    return a
 
 
 class PyCompiler(ExprVisitor[tuple[str, Ty]]):

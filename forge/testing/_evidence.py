@@ -17,14 +17,11 @@ Nothing is ``passed`` by default: the status is computed from counts, never assu
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
-from fractions import Fraction
 from typing import Any, Literal
 
-from derivative._values import EnumValue
+from derivative._values import value_json
 
 __all__ = [
     "RUN_FORMAT",
@@ -47,38 +44,10 @@ TriggerState = Literal["hit", "missed", "vacuous", "unknown"]
 
 
 def json_value(value: object) -> Any:
-    """A value as the JSON outputs write it (CERTIFICATES.md §3): dates ISO, enums by
-    member name, lists as arrays, reals as decimal (or ``p/q``) strings."""
-    if value is None or isinstance(value, (bool, str)):
-        return value
-    if isinstance(value, int):
-        return value
-    if isinstance(value, Fraction):
-        return _fraction(value)
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else str(value)
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, EnumValue):
-        return value.member
-    if isinstance(value, (tuple, list)):
-        return [json_value(v) for v in value]
-    return repr(value)
-
-
-def _fraction(f: Fraction) -> str:
-    if f.denominator == 1:
-        return f"{f.numerator}.0"
-    d, twos, fives = f.denominator, 0, 0
-    while d % 2 == 0:
-        d, twos = d // 2, twos + 1
-    while d % 5 == 0:
-        d, fives = d // 5, fives + 1
-    if d != 1:
-        return f"{f.numerator}/{f.denominator}"
-    digits = max(twos, fives)
-    scaled = str(abs(f.numerator) * 10**digits // f.denominator).rjust(digits + 1, "0")
-    return ("-" if f < 0 else "") + scaled[:-digits] + "." + scaled[-digits:]
+    """A value as the JSON outputs write it (``derivative._values.value_json``: numbers by
+    the one rule of ``derivative._numbers``, dates ISO, enums by member name, lists as
+    arrays); anything that is no value of the language is its ``repr``."""
+    return value_json(value, repr)
 
 
 @dataclass

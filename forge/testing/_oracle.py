@@ -47,6 +47,7 @@ from typing import Final
 from derivative._ast import Call, Compare, Expr, Obligation, Result
 from derivative._eval import Evaluator
 from derivative._evalops import Comparer, conforms, is_int
+from derivative._numbers import number_source
 from derivative._printer import quote, to_source
 from derivative._typecheck import TypeInfo
 from derivative._types import TBool, TDate, TEnum, TInt, TList, TNone, TReal, TStr, Ty
@@ -217,12 +218,8 @@ def _describe(value: object, depth: int) -> str:
         return "true" if value else "false"
     if is_int(value):
         return str(value)
-    if isinstance(value, Fraction):
-        if value.denominator == 1:
-            return f"{value.numerator}.0"
-        return _fraction_text(value)
-    if isinstance(value, float):
-        return repr(value)
+    if isinstance(value, Fraction | float):
+        return number_source(value)
     if isinstance(value, EnumValue):
         return str(value)
     if isinstance(value, str) and type(value) is str:
@@ -240,25 +237,6 @@ def _describe(value: object, depth: int) -> str:
     except Exception:
         text = "<unprintable>"
     return f"{text[:150]} (a Python {type(value).__name__})"
-
-
-def _fraction_text(f: Fraction) -> str:
-    """An exact decimal if there is one (denominator of 2s and 5s), else ``p/q``."""
-    d = f.denominator
-    twos = fives = 0
-    while d % 2 == 0:
-        d //= 2
-        twos += 1
-    while d % 5 == 0:
-        d //= 5
-        fives += 1
-    if d != 1:
-        return f"{f.numerator}/{f.denominator}"
-    digits = max(twos, fives)
-    scaled = abs(f.numerator) * 10**digits // f.denominator
-    text = str(scaled).rjust(digits + 1, "0")
-    sign = "-" if f < 0 else ""
-    return f"{sign}{text[:-digits]}.{text[-digits:]}"
 
 
 def describe_input(func: str, args: Mapping[str, object]) -> str:

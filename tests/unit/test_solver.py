@@ -13,6 +13,7 @@ import pytest
 
 from derivative import api
 from derivative._eval import Evaluator
+from derivative._values import value_json
 from derivative.solver import (
     CheckOptions,
     CheckResult,
@@ -21,7 +22,6 @@ from derivative.solver import (
     render_sarif,
     render_text,
 )
-from derivative.solver._report import value_json
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
