@@ -7,6 +7,7 @@ import only the names below.
 from __future__ import annotations
 
 from ._model import PostureVerdict
+from ._policy import DEFAULT_POLICY
 from ._validate import available_policies, validate_path
 
-__all__ = ["PostureVerdict", "available_policies", "validate_path"]
+__all__ = ["DEFAULT_POLICY", "PostureVerdict", "available_policies", "validate_path"]

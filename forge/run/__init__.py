@@ -9,6 +9,6 @@ from __future__ import annotations
 
 from ._caller import SandboxCaller
 from ._document import RunDocument, RunStatus
-from ._pipeline import RunOptions, run_candidate
+from ._pipeline import RunOptions, RunReport, run_candidate
 
-__all__ = ["RunDocument", "RunOptions", "RunStatus", "SandboxCaller", "run_candidate"]
+__all__ = ["RunDocument", "RunOptions", "RunReport", "RunStatus", "SandboxCaller", "run_candidate"]
