@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
+from derivative._errors import exit_code_for
 from derivative.cli import main
 from derivative.forge.run._document import RunDocument, RunStatus
-from derivative._errors import exit_code_for
 from derivative.forge.sandbox._sandbox import Launcher
 
 ROOT = Path(__file__).resolve().parents[2]
