@@ -8,6 +8,7 @@ input.  One test goes through ``python -m derivative`` to cover the real entry.
 from __future__ import annotations
 
 import argparse
+import ast
 import io
 import json
 import subprocess
@@ -296,6 +297,28 @@ def test_every_documented_command_is_reachable_by_users(
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for path in DOCUMENTED_COMMANDS:
         assert f"`derivative {' '.join(path)}" in readme, path
+
+
+def test_the_cli_reaches_the_layers_only_through_their_faces() -> None:
+    # derivative.api, a room's face (derivative.forge.run, derivative.solver, ...), never
+    # a layer's underscore module.
+    layers = ("grammar", "solver", "certificates", "forge")
+    bad = []
+    for path in sorted((ROOT / "derivative" / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            for name in names:
+                parts = name.split(".")
+                if (
+                    len(parts) > 2 and parts[0] == "derivative" and parts[1] in layers
+                    and any(p.startswith("_") for p in parts[2:])
+                ):
+                    bad.append(f"{path.name}: {name}")
+    assert not bad, bad
 
 
 def test_main_writes_to_the_streams_it_is_given(capsys: pytest.CaptureFixture[str]) -> None:
