@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from derivative.cli import main
 from derivative._typecheck import check
 from derivative.certificates import build_certificate
 from derivative.certificates._model import payload_sha256
+from derivative.cli import main
 from derivative.grammar import load
 
 SPEC = """\

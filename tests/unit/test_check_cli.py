@@ -96,7 +96,9 @@ def test_json_with_format_is_a_usage_error(
     assert _run([_spec(tmp_path, FEASIBLE), "--json", "--format", "text"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == "error: --json and --format cannot be used together (--json means --format json)\n"
+    assert err == (
+        "error: --json and --format cannot be used together (--json means --format json)\n"
+    )
 
 
 def test_missing_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
