@@ -36,7 +36,7 @@ from typing import Any
 
 from derivative._ast import Contract, EnumMember, Expr, Obligation
 from derivative._canon import contract_identity, expr_json
-from derivative._errors import DerivativeError
+from derivative._errors import DerivativeError, ExitCode
 from derivative._numbers import real_text as fraction_text
 from derivative._printer import to_source
 from derivative._types import TEnum, TList, Ty
@@ -85,7 +85,7 @@ timeout) on their own."""
 class CertificateError(DerivativeError):
     """A certificate failed its own checks before being returned: a bug, not bad input."""
 
-    exit_code = 70
+    exit_code = ExitCode.INTERNAL
 
 
 def _enums_of(ty: Ty, out: set[str]) -> None:

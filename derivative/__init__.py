@@ -1,8 +1,11 @@
 """derivative: check requirement sets for contradictions, test code against them.
 
-This module is the narrow public API.  Everything else lives in underscore
-modules and in the layers (``derivative.grammar``, ``derivative.solver``,
-``derivative.certificates``, ``derivative.forge``), which are internal.
+This module is the narrow public API (docs/api.md): ``load`` a requirement set, then
+``check`` it, ``run_candidate`` an implementation in a sandbox, ``generate_tests`` or
+``run_tests`` for it, ``verify_certificate``; each with one frozen options object.
+Everything else lives in underscore modules and in the layers (``derivative.grammar``,
+``derivative.solver``, ``derivative.certificates``, ``derivative.forge``), which are
+internal.
 
 The names below are re-exported *lazily* (PEP 562 module ``__getattr__``): importing
 ``derivative`` or one layer such as ``derivative.grammar`` must not drag in the
@@ -25,6 +28,7 @@ from derivative._version import __version__
 # public name -> module that defines it (imported on first access)
 _EXPORTS: dict[str, str] = {
     "DerivativeError": "derivative._errors",
+    "ExitCode": "derivative._errors",
     "SpecError": "derivative._errors",
     "SpecErrors": "derivative._errors",
     "SourcePos": "derivative._errors",
@@ -37,23 +41,53 @@ _EXPORTS: dict[str, str] = {
     "load": "derivative.api",
     "parse_text": "derivative.api",
     "contract_json": "derivative.api",
+    # the operations and their options (docs/api.md)
+    "check": "derivative.api",
+    "certify": "derivative.api",
+    "run_candidate": "derivative.api",
+    "generate_tests": "derivative.api",
+    "run_tests": "derivative.api",
+    "verify_certificate": "derivative.api",
+    "VerifyOptions": "derivative.api",
+    "CheckOptions": "derivative.solver",
+    "CheckResult": "derivative.solver",
+    "RunOptions": "derivative.forge.run",
+    "RunReport": "derivative.forge.run",
+    "TestOptions": "derivative.forge.testing",
+    "RunEvidence": "derivative.forge.testing",
+    "VerifyResult": "derivative.certificates",
 }
 
 __all__ = [
+    "CheckOptions",
+    "CheckResult",
     "Contract",
     "DerivativeError",
+    "ExitCode",
     "LoadedContract",
     "Obligation",
+    "RunEvidence",
+    "RunOptions",
+    "RunReport",
     "SourcePos",
     "SpecError",
     "SpecErrors",
+    "TestOptions",
     "UsageError",
+    "VerifyOptions",
+    "VerifyResult",
     "__version__",
+    "certify",
+    "check",
     "contract_identity",
     "contract_json",
     "evaluate",
+    "generate_tests",
     "load",
     "parse_text",
+    "run_candidate",
+    "run_tests",
+    "verify_certificate",
 ]
 
 if TYPE_CHECKING:  # static checkers see real imports; the runtime stays lazy
@@ -61,15 +95,30 @@ if TYPE_CHECKING:  # static checkers see real imports; the runtime stays lazy
     from derivative._ast import Obligation as Obligation
     from derivative._canon import contract_identity as contract_identity
     from derivative._errors import DerivativeError as DerivativeError
+    from derivative._errors import ExitCode as ExitCode
     from derivative._errors import SourcePos as SourcePos
     from derivative._errors import SpecError as SpecError
     from derivative._errors import SpecErrors as SpecErrors
     from derivative._errors import UsageError as UsageError
     from derivative._eval import evaluate as evaluate
     from derivative.api import LoadedContract as LoadedContract
+    from derivative.api import VerifyOptions as VerifyOptions
+    from derivative.api import certify as certify
+    from derivative.api import check as check
     from derivative.api import contract_json as contract_json
+    from derivative.api import generate_tests as generate_tests
     from derivative.api import load as load
     from derivative.api import parse_text as parse_text
+    from derivative.api import run_candidate as run_candidate
+    from derivative.api import run_tests as run_tests
+    from derivative.api import verify_certificate as verify_certificate
+    from derivative.certificates import VerifyResult as VerifyResult
+    from derivative.forge.run import RunOptions as RunOptions
+    from derivative.forge.run import RunReport as RunReport
+    from derivative.forge.testing import RunEvidence as RunEvidence
+    from derivative.forge.testing import TestOptions as TestOptions
+    from derivative.solver import CheckOptions as CheckOptions
+    from derivative.solver import CheckResult as CheckResult
 
 
 def __getattr__(name: str) -> Any:

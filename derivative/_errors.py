@@ -1,23 +1,84 @@
-"""The one error root of derivative and its user-facing subclasses.
+"""The one error root of derivative, its user-facing subclasses, and the exit codes.
 
 Every failure a user can cause (a bad spec, a missing file, a wrong flag) is a
 ``DerivativeError``; the CLI turns it into a message and exit code 2 and never
 shows a traceback.  Errors about a place in a source file carry the file, line,
 column and the source line so the message can point at it with a caret, the way
 compilers do: a requirement author should be able to fix the spec from the
-message alone.
+message alone.  A bug the code notices itself is an ``InternalError``: the CLI
+reports it like any unexpected exception (exit 70 and a crash report).
+
+``ExitCode`` is the one table of exit codes (CERTIFICATES.md §1): the errors, the
+CLI's commands, ``derivative run``'s report and the help text all read it, and a test
+holds the tables in the README and ``docs/cli.md`` to it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import enum
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
+
+
+class ExitCode(enum.IntEnum):
+    """The exit codes of every command (CERTIFICATES.md §1)."""
+
+    OK = 0
+    """success: ``feasible``, ``passed``, ``verified``, accepted, valid"""
+    NO = 1
+    """a "no" backed by evidence: ``failed``, refused, rejected, a ``--strict`` finding"""
+    BAD_INPUT = 2
+    """bad input: a spec error, a missing file, a wrong flag"""
+    INFEASIBLE = 3
+    """the contract itself is contradictory: ``infeasible_proven``"""
+    SANDBOX_UNAVAILABLE = 4
+    """the requested isolation could not be had: ``sandbox_unavailable``"""
+    POLICY_VIOLATION = 5
+    """the candidate broke the isolation posture: ``sandbox_policy_violation``"""
+    UNKNOWN = 6
+    """the solver could not decide a question the answer depends on: ``unknown``"""
+    INTERNAL = 70
+    """an internal error (a bug)"""
+    INTERRUPTED = 130
+    """interrupted with Ctrl-C"""
+    BROKEN_PIPE = 141
+    """the output pipe was closed early"""
+
+
+EXIT_LABELS: Mapping[ExitCode, str] = MappingProxyType({
+    ExitCode.OK: "ok",
+    ExitCode.NO: "no (with evidence)",
+    ExitCode.BAD_INPUT: "bad input",
+    ExitCode.INFEASIBLE: "infeasible",
+    ExitCode.SANDBOX_UNAVAILABLE: "sandbox unavailable",
+    ExitCode.POLICY_VIOLATION: "policy violation",
+    ExitCode.UNKNOWN: "unknown",
+    ExitCode.INTERNAL: "internal error",
+})
+"""Short words for the codes a command decides (``derivative --help`` lists them)."""
+
+STATUS_EXIT_CODES: Mapping[str, ExitCode] = MappingProxyType({
+    "feasible": ExitCode.OK,
+    "passed": ExitCode.OK,
+    "failed": ExitCode.NO,
+    "infeasible_proven": ExitCode.INFEASIBLE,
+    "sandbox_unavailable": ExitCode.SANDBOX_UNAVAILABLE,
+    "sandbox_policy_violation": ExitCode.POLICY_VIOLATION,
+    "unknown": ExitCode.UNKNOWN,
+})
+"""The exit code of each status word of ``check``, ``run`` and ``tests``."""
+
+
+def exit_code_for(status: str) -> ExitCode:
+    """The exit code of a status word (``KeyError`` for a word that is not one)."""
+    return STATUS_EXIT_CODES[status]
 
 
 class DerivativeError(Exception):
     """Root of every error derivative raises on purpose."""
 
-    exit_code: int = 2
+    exit_code: int = ExitCode.BAD_INPUT
 
     def render(self) -> str:
         """The message as the CLI prints it."""
@@ -101,13 +162,17 @@ class UsageError(DerivativeError):
     """A wrong flag, a missing file or another bad request to the CLI or API."""
 
 
-class SolverUnknown(DerivativeError):
-    """The solver could not decide a question; never a verdict."""
-
-    exit_code = 6
-
-
 class SandboxUnavailable(DerivativeError):
     """The requested isolation could not be had; nothing was judged."""
 
-    exit_code = 4
+    exit_code = ExitCode.SANDBOX_UNAVAILABLE
+
+
+class InternalError(DerivativeError):
+    """A bug the code caught itself (an invariant broke), never bad input.
+
+    The CLI reports it as it reports any unexpected exception: exit 70, one line naming
+    it and a crash report holding the traceback.
+    """
+
+    exit_code = ExitCode.INTERNAL

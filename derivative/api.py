@@ -1,9 +1,17 @@
-"""The public API: load a requirement set and describe it as published JSON.
+"""The public API: load a requirement set, check it, test and run code against it.
 
 This is the top layer (with the CLI): it may import every layer, and nothing below
-imports it.  The heavy imports (the parser, the type checker, the printer) happen
-inside the functions so that ``import derivative.api`` stays cheap and so that the
-document models below can be imported, e.g. by the schema generator, on their own.
+imports it.  The heavy imports (the parser, the type checker, the solver, the build
+pipeline) happen inside the functions so that ``import derivative.api`` stays cheap and
+so that the document models below can be imported, e.g. by the schema generator, on
+their own.
+
+Every operation takes the ``LoadedContract`` that ``load`` returns and one frozen,
+keyword-only options object whose defaults are the CLI's defaults (the CLI reads them
+from there): ``check`` (``CheckOptions``), ``run_candidate`` (``RunOptions``),
+``generate_tests`` and ``run_tests`` (``TestOptions``); ``verify_certificate``
+(``VerifyOptions``) takes the certificate instead, because the checker reads the spec
+itself.  The CLI calls nothing else; docs/api.md shows them at work.
 
 ``contract_json`` produces the ``derivative.contract/v1`` document of
 CERTIFICATES.md §3.  Its shape is fixed by the pydantic models in this module, and
@@ -14,8 +22,10 @@ apart.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
@@ -43,6 +53,10 @@ from derivative._errors import UsageError
 
 if TYPE_CHECKING:
     from derivative._typecheck import TypeInfo
+    from derivative.certificates import Certificate, VerifyResult
+    from derivative.forge.run import RunOptions, RunReport
+    from derivative.forge.testing import RunEvidence, TestOptions
+    from derivative.solver import CheckOptions, CheckResult
 
 CONTRACT_FORMAT = "derivative.contract/v1"
 
@@ -129,6 +143,162 @@ def _checked(contract: Contract) -> LoadedContract:
     from derivative import _typecheck
 
     return LoadedContract(contract=contract, types=_typecheck.check(contract))
+
+
+# --------------------------------------------------------------------------- operations
+
+
+def check(loaded: LoadedContract, options: CheckOptions | None = None) -> CheckResult:
+    """Decide whether the requirement set can hold (``derivative check``).
+
+    The result's ``status`` is ``feasible`` (with a ``witness``), ``infeasible_proven``
+    (with minimal ``cores``) or ``unknown`` (with the solver's ``unknowns``), never a
+    guess.  ``options`` default to ``CheckOptions()``.  No certificate is built: pass an
+    infeasible result to ``certify`` for one.
+    """
+    from derivative import solver
+
+    return solver.check(loaded.contract, loaded.types, options or solver.CheckOptions())
+
+
+def certify(loaded: LoadedContract, result: CheckResult) -> CheckResult:
+    """``result`` with its first core written as a ``derivative.certificate/v1``
+    (``result.certificate``, a model with ``to_json()``), after re-checking it.
+
+    Raises ``UsageError`` when ``result`` is not ``infeasible_proven``.
+    """
+    if result.status != "infeasible_proven" or not result.cores:
+        raise UsageError(f"only an infeasible_proven result can be certified, not {result.status}")
+    from derivative import solver
+
+    certificate = solver.certify(loaded.contract, loaded.types, result.cores[0])
+    return dataclasses.replace(result, certificate=certificate)
+
+
+def _at_least_one_example(examples: int) -> None:
+    if examples < 1:
+        raise UsageError(f"examples must be at least 1, not {examples}")
+
+
+def run_candidate(loaded: LoadedContract, options: RunOptions) -> RunReport:
+    """Judge an untrusted implementation in a sandbox (``derivative run``).
+
+    The report's ``status`` is ``passed``, ``failed``, ``infeasible_proven``,
+    ``sandbox_unavailable`` or ``sandbox_policy_violation``; ``exit_code`` is the CLI's,
+    ``to_json()`` the ``derivative.run/v1`` document and ``summary()`` the text report.
+    Raises ``UsageError`` for a missing candidate, a bad module name or policy.
+    """
+    _at_least_one_example(options.examples)
+    from derivative.forge import run
+
+    return run.run_candidate(loaded.types, options)
+
+
+def generate_tests(loaded: LoadedContract, options: TestOptions) -> str:
+    """The text of a standalone pytest module testing ``options.target`` against every
+    obligation (``derivative tests -o FILE``); it needs only pytest and Hypothesis.
+
+    Nothing is written: save the text as ``options.output``, relative to which a ``.py``
+    target is written.
+    """
+    _at_least_one_example(options.examples)
+    from derivative.forge.codegen import generate_module, relative_target
+
+    target = options.target
+    if options.output is not None:
+        target = relative_target(target, options.output)
+    if options.module and not options.target.endswith(".py"):
+        target = options.module
+    return generate_module(loaded.types, target, examples=options.examples)
+
+
+def run_tests(loaded: LoadedContract, options: TestOptions) -> RunEvidence:
+    """Run every obligation against ``options.target`` in this process (``derivative
+    tests`` without ``-o``).  The target is imported and called directly: only for code
+    you trust (``run_candidate`` is the sandboxed way).
+
+    The evidence's ``status`` is ``passed`` or ``failed``; ``summary()`` is the text
+    report and ``to_json()`` the obligations of a ``derivative.run/v1`` document.
+    """
+    _at_least_one_example(options.examples)
+    from hypothesis import settings
+
+    from derivative.forge.testing import Engine, EngineOptions, InProcessCaller, load_target
+
+    module = load_target(options.target, options.module)
+    engine_options = EngineOptions(
+        examples=options.examples,
+        settings=settings(derandomize=options.seed is None),
+        seed=options.seed,
+    )
+    caller = InProcessCaller.for_contract(module, loaded.types)
+    engine = Engine(loaded.types, caller, engine_options, target=options.target)
+    return engine.run()
+
+
+@dataclass(frozen=True, kw_only=True)
+class VerifyOptions:
+    """How to check a certificate (``derivative certificate verify``)."""
+
+    spec: Sequence[SpecPath] = ()
+    """Also check that the certificate is about this requirement set (its files)."""
+    solvers: Sequence[str] | None = None
+    """The solvers to re-run the SMT-LIB script in (None: the checker's, z3 and cvc5)."""
+    timeout: float | None = None
+    """Seconds each solver may take (None: the checker's default)."""
+
+
+def read_certificate(path: SpecPath) -> object:
+    """The JSON of a certificate file; ``UsageError`` when it cannot be read or parsed."""
+    shown = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        raise UsageError(f"{shown}: no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{shown}: is a directory, not a certificate") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{shown}: not UTF-8 text, so not a certificate") from None
+    except OSError as err:
+        raise UsageError(f"{shown}: cannot be read: {err.strerror}") from None
+    try:
+        document: object = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise UsageError(
+            f"{shown}: not JSON (line {err.lineno}, column {err.colno}: {err.msg})"
+        ) from None
+    return document
+
+
+def verify_certificate(
+    certificate: SpecPath | Mapping[str, Any] | Certificate,
+    options: VerifyOptions | None = None,
+) -> VerifyResult:
+    """Check an infeasibility certificate without trusting it or the solver
+    (``derivative certificate verify``): a file, its parsed JSON, or a certificate model.
+
+    ``valid`` is the verdict and ``reasons`` say why not; a certificate that is not
+    one is rejected, never an error.  Raises ``UsageError`` for a file that cannot be
+    read or is not JSON, and the usual errors for a spec file that cannot be loaded.
+    """
+    from derivative import certificates
+
+    options = options or VerifyOptions()
+    document: object
+    if isinstance(certificate, (str, os.PathLike)):
+        document = read_certificate(certificate)
+    elif isinstance(certificate, certificates.Certificate):
+        document = certificate.to_json()
+    else:
+        document = certificate
+    extra: dict[str, Any] = {}
+    if options.solvers is not None:
+        extra["solvers"] = tuple(options.solvers)
+    if options.timeout is not None:
+        extra["timeout"] = options.timeout
+    spec = [os.fspath(p) for p in options.spec] or None
+    return certificates.verify(document, spec, **extra)
 
 
 # --------------------------------------------------------------------------- the document

@@ -64,7 +64,6 @@ from derivative._ast import (
     Unary,
 )
 from derivative._canon import contract_identity
-from derivative._errors import DerivativeError
 from derivative._printer import to_source
 from derivative._typecheck import TypeInfo
 from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty, base
@@ -112,10 +111,6 @@ _BOXES: Final = (0, 4, 64, 4096)
 
 # Z3's Python API shares one context; queries from several threads must not interleave.
 _Z3_LOCK = threading.RLock()
-
-
-class SpaceError(DerivativeError):
-    """An owner's input space could not be built (never raised for unsupported specs)."""
 
 
 # --------------------------------------------------------------------------- triggers

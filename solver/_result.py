@@ -35,7 +35,7 @@ KIND_ORDER: tuple[Kind, ...] = (
 """The order in which the kinds are looked for; the first one found is certified."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CheckOptions:
     """How hard to try.  ``rlimit`` (Z3's deterministic resource limit, per solver call)
     decides; ``timeout`` (seconds per call) is only a safety net on a stuck machine."""

@@ -66,6 +66,7 @@ from derivative._ast import (
     Unary,
 )
 from derivative._canon import contract_identity
+from derivative._errors import InternalError
 from derivative._printer import to_source
 from derivative._typecheck import TypeInfo
 from derivative._types import (
@@ -90,10 +91,12 @@ from derivative._types import join_base as _join
 from derivative._values import EnumValue
 from derivative._walk import ExprVisitor
 
+from ..testing import EngineOptions
+
 __all__ = ["RUNTIME", "CompileError", "PyCompiler", "generate_module", "py_value", "runtime"]
 
 
-class CompileError(Exception):
+class CompileError(InternalError):
     """An expression the Python reading cannot express (a bug: the checker rules it out)."""
 
 
@@ -1546,8 +1549,8 @@ def generate_module(
     info: TypeInfo,
     target: str,
     *,
-    examples: int = 100,
-    steps: int = 20,
+    examples: int = EngineOptions.examples,
+    steps: int = EngineOptions.steps,
     engine: Any = None,
 ) -> str:
     """The source of a standalone pytest module for ``info``'s contract and ``target``.

@@ -7,7 +7,7 @@ import only the names below.
 from __future__ import annotations
 
 from ._model import PostureVerdict
-from ._policy import Policy
+from ._policy import DEFAULT_POLICY, Policy
 from ._validate import available_policies, validate_path
 
-__all__ = ["Policy", "PostureVerdict", "available_policies", "validate_path"]
+__all__ = ["DEFAULT_POLICY", "Policy", "PostureVerdict", "available_policies", "validate_path"]

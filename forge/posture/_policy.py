@@ -196,12 +196,16 @@ def _validated(data: dict[str, Any], where: str) -> Policy:
         raise UsageError(f"{where}: not a valid posture policy: {detail}") from None
 
 
+DEFAULT_POLICY = "default"
+"""The policy used when none is named (``validate-code``, ``run``): ordinary business logic."""
+
+
 @functools.lru_cache(maxsize=16)
 def _named(name: str) -> Policy:
     return _validated(_raw_policy(name, None, ()), f"policy {name!r}")
 
 
-def load_policy(name_or_path: str | os.PathLike[str] | Policy = "default") -> Policy:
+def load_policy(name_or_path: str | os.PathLike[str] | Policy = DEFAULT_POLICY) -> Policy:
     """The policy called ``name_or_path`` (a shipped name or a path to a JSON file).
 
     Raises ``UsageError`` for an unknown name, a missing or unreadable file, invalid JSON

@@ -37,7 +37,7 @@ from derivative._canon import sha256_hex, sha256_json
 from derivative._errors import UsageError
 
 from ._model import POSTURE_FORMAT, STRATEGIES, FileDigest, Finding, PostureVerdict, Strategy
-from ._policy import Policy, available_policies, load_policy
+from ._policy import DEFAULT_POLICY, Policy, available_policies, load_policy
 from ._scan import Context, analyse_text
 
 __all__ = [
@@ -116,7 +116,7 @@ def _analyse_bytes(
 def validate_source(
     source: str | bytes,
     file: str = "<candidate>",
-    policy: str | os.PathLike[str] | Policy = "default",
+    policy: str | os.PathLike[str] | Policy = DEFAULT_POLICY,
     local_modules: Sequence[str] = (),
 ) -> PostureVerdict:
     """The posture verdict for one module's source (text, or the bytes of its file).
@@ -268,7 +268,7 @@ def _validate_directory(root: Path, shown: str, policy: Policy) -> PostureVerdic
 
 
 def validate_path(
-    path: str | os.PathLike[str], policy: str | os.PathLike[str] | Policy = "default"
+    path: str | os.PathLike[str], policy: str | os.PathLike[str] | Policy = DEFAULT_POLICY
 ) -> PostureVerdict:
     """The posture verdict for a ``.py`` file or a package directory (every ``.py`` in it).
 

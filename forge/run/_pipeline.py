@@ -36,25 +36,16 @@ from typing import Any
 
 from hypothesis import settings
 
-from derivative._errors import SandboxUnavailable, UsageError
+from derivative._errors import SandboxUnavailable, UsageError, exit_code_for
 from derivative._typecheck import TypeInfo
 
-from ..posture import PostureVerdict, validate_path
+from ..posture import DEFAULT_POLICY, PostureVerdict, validate_path
 from ..sandbox import BackendName, Launcher, Limits, RunReceipt, Sandbox, open_sandbox
 from ..testing import Engine, EngineOptions, RunEvidence
 from ._caller import SandboxCaller
 from ._document import RunDocument, RunStatus
 
-__all__ = ["EXIT_CODES", "RunOptions", "RunReport", "judge_candidate", "run_candidate"]
-
-EXIT_CODES: dict[RunStatus, int] = {
-    "passed": 0,
-    "failed": 1,
-    "infeasible_proven": 3,
-    "sandbox_unavailable": 4,
-    "sandbox_policy_violation": 5,
-}
-"""CERTIFICATES.md §1: one exit code per run status."""
+__all__ = ["RunOptions", "RunReport", "judge_candidate", "run_candidate"]
 
 NON_ENFORCING_WARNING = (
     "policy {policy} reports without refusing: the candidate shares an interpreter with "
@@ -67,18 +58,27 @@ WEAK_ISOLATION_WARNING = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunOptions:
-    """What ``derivative run`` was asked for (its flags)."""
+    """What ``derivative run`` was asked for (its flags; their defaults are these)."""
 
     candidate: str
+    """The implementation: a ``.py`` file, a package folder, or a folder with ``module``."""
     module: str | None = None
+    """The module to import from a candidate folder."""
     sandbox: BackendName = "auto"
-    policy: str = "default"
-    examples: int = 100
+    """Where the candidate runs: Docker when the engine and image are there, else the
+    process sandbox (``auto``); ``docker`` never falls back."""
+    policy: str = DEFAULT_POLICY
+    """The posture policy: a shipped name or the path of a policy file."""
+    examples: int = EngineOptions.examples
+    """Generated inputs per function or operation, on top of the solver's inputs."""
     seed: int | None = None
+    """A Hypothesis seed; None: derandomised (the same inputs every run)."""
     limits: Limits = field(default_factory=Limits)
+    """Call and run time limits and the sandbox's resource limits."""
     image: str | None = None
+    """The Docker image (None: ``forge.sandbox.DEFAULT_TAG``); never pulled."""
 
 
 @dataclass
@@ -99,7 +99,8 @@ class RunReport:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_CODES[self.status]
+        """The status's exit code (CERTIFICATES.md §1, ``derivative._errors.ExitCode``)."""
+        return exit_code_for(self.status)
 
     def document(self) -> RunDocument:
         """The ``derivative.run/v1`` document, validated by its model."""

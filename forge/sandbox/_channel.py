@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
 
+from derivative._errors import InternalError
 from derivative._values import EnumValue
 
 MAX_FRAME = 1 << 20
@@ -51,8 +52,15 @@ _FRAC = re.compile(r"-?[0-9]{1,4000}/[0-9]{1,4000}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,199}")
 
 
-class ChannelError(Exception):
-    """The channel could not deliver a response (base of the cases below)."""
+class ChannelError(InternalError):
+    """The channel could not deliver a response (base of the cases below).
+
+    None of these is for the user to see: what the candidate does to the channel is
+    evidence about the candidate.  ``Sandbox`` turns each one raised during a call into
+    that call's result (``timeout``, ``protocol_error``: a tainted run, ``crashed``) and
+    each one raised while a sandbox starts into ``SandboxUnavailable``, so the run ends
+    in a verdict.  One that escapes anyway is a bug in derivative (exit 70).
+    """
 
 
 class ProtocolError(ChannelError):

@@ -20,6 +20,7 @@ from ._engine import (
     load_target,
 )
 from ._evidence import ObligationEvidence, RunEvidence
+from ._options import TestOptions
 from ._oracle import Outcome, Raised
 from ._strategies import REAL_LIMIT, Box, analyse, apply_alphabet, fold_length, spec_alphabet
 
@@ -38,6 +39,7 @@ __all__ = [
     "Raised",
     "Ref",
     "RunEvidence",
+    "TestOptions",
     "analyse",
     "apply_alphabet",
     "count_checks",

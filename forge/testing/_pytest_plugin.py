@@ -46,9 +46,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--req-module", default=None, metavar="NAME",
         help="the module inside --req-target when it is a package directory",
     )
+    from ._engine import EngineOptions
+
+    examples = EngineOptions.examples
     group.addoption(
-        "--req-examples", type=int, default=100, metavar="N",
-        help="generated inputs per function or operation (default 100)",
+        "--req-examples", type=int, default=examples, metavar="N",
+        help=f"generated inputs per function or operation (default {examples})",
     )
 
 

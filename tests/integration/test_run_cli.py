@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import json
 import textwrap
+import typing
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from derivative._errors import exit_code_for
 from derivative.cli import main
-from derivative.forge.run._document import RunDocument
-from derivative.forge.run._pipeline import EXIT_CODES
+from derivative.forge.run._document import RunDocument, RunStatus
 from derivative.forge.sandbox._sandbox import Launcher
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -258,8 +259,10 @@ def test_a_spec_error_points_at_the_place(
 
 
 def test_the_exit_codes_are_those_of_the_design() -> None:
-    assert EXIT_CODES == {"passed": 0, "failed": 1, "infeasible_proven": 3,
-                          "sandbox_unavailable": 4, "sandbox_policy_violation": 5}
+    statuses = typing.get_args(RunStatus)
+    assert {s: exit_code_for(s) for s in statuses} == {
+        "passed": 0, "failed": 1, "infeasible_proven": 3,
+        "sandbox_unavailable": 4, "sandbox_policy_violation": 5}
 
 
 def test_docker_runs_record_the_image(

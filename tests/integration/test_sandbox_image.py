@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from derivative import _cli_sandbox
 from derivative._errors import SandboxUnavailable
+from derivative.cli import main
 from derivative.forge.sandbox._docker import DockerLauncher
 from derivative.forge.sandbox._image import DEFAULT_TAG, apt_sources, debian_mirror
 from derivative.forge.sandbox._process import ProcessLauncher
@@ -102,7 +102,7 @@ def test_auto_prefers_docker_when_the_engine_and_image_are_there(
 def test_build_image_reuses_an_existing_tag(
     docker_launcher: Launcher, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = _cli_sandbox.main(["sandbox", "build-image", "--offline", "--tag", DEFAULT_TAG])
+    code = main(["sandbox", "build-image", "--offline", "--tag", DEFAULT_TAG])
     out = capsys.readouterr().out
     assert code == 0 and "reused" in out
     assert docker_launcher.image_id in out  # type: ignore[attr-defined]
@@ -110,19 +110,19 @@ def test_build_image_reuses_an_existing_tag(
 
 @pytest.mark.slow
 def test_doctor_reports_what_this_machine_gives(capsys: pytest.CaptureFixture[str]) -> None:
-    assert _cli_sandbox.main(["sandbox", "doctor", "--json"]) == 0
+    assert main(["sandbox", "doctor", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     topics = {f["topic"]: f for f in report["findings"]}
     assert topics["process sandbox"]["ok"], topics["process sandbox"]
     assert "namespace:user" in report["process_isolation"]
     assert report["auto"] in ("docker", "process")
     assert "offline image build" in topics
-    assert _cli_sandbox.main(["sandbox", "doctor"]) == 0
+    assert main(["sandbox", "doctor"]) == 0
     text = capsys.readouterr().out
     assert "process sandbox" in text and "--sandbox auto would use" in text
 
 
 def test_cli_errors_are_exit_codes_not_exceptions(capsys: pytest.CaptureFixture[str]) -> None:
-    code = _cli_sandbox.main(["sandbox", "build-image", "--tag", "bad tag"])
+    code = main(["sandbox", "build-image", "--tag", "bad tag"])
     assert code == 2
     assert "not an image tag" in capsys.readouterr().err

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
-from derivative._cli_certificate import register
-from derivative._errors import DerivativeError
 from derivative._typecheck import check
 from derivative.certificates import build_certificate
 from derivative.certificates._model import payload_sha256
+from derivative.cli import main
 from derivative.grammar import load
 
 SPEC = """\
@@ -24,15 +22,8 @@ requirement R2: max_attempts shall be at most 2
 
 
 def cli(argv: list[str]) -> int:
-    """The command as ``cli.main`` runs it: bad input becomes the error's exit code."""
-    parser = argparse.ArgumentParser(prog="derivative")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        code: int = args.run(args)
-    except DerivativeError as err:
-        return err.exit_code
-    return code
+    """The command as users run it: bad input becomes the error's exit code."""
+    return main(argv)
 
 
 @pytest.fixture(scope="module")

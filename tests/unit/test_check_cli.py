@@ -1,15 +1,16 @@
-"""``derivative check``: flags, output formats and exit codes (CERTIFICATES.md §1)."""
+"""``derivative check``: flags, output formats and exit codes (CERTIFICATES.md §1).
+
+Driven through ``derivative.cli.main``, exactly as a user runs the command.
+"""
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
-from derivative import _cli_check
-from derivative._errors import DerivativeError, UsageError
+from derivative.cli import _check, main
 
 FEASIBLE = """spec ok version 1
 param x: int in 0..10
@@ -37,13 +38,6 @@ requirement P: x > 1000
 """
 
 
-def _parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(prog="derivative")
-    sub = root.add_subparsers(dest="command", required=True)
-    _cli_check.register(sub)
-    return root
-
-
 def _spec(tmp_path: Path, text: str, name: str = "spec.req") -> str:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -51,9 +45,7 @@ def _spec(tmp_path: Path, text: str, name: str = "spec.req") -> str:
 
 
 def _run(argv: list[str]) -> int:
-    args = _parser().parse_args(["check", *argv])
-    code: int = args.run(args)
-    return code
+    return main(["check", *argv])
 
 
 def test_feasible_exits_0_with_a_text_report(
@@ -98,21 +90,36 @@ def test_format_sarif(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert doc["runs"][0]["results"][0]["ruleId"] == "inconsistent_requirements"
 
 
-def test_json_with_format_is_a_usage_error(tmp_path: Path) -> None:
-    with pytest.raises(UsageError) as err:
-        _run([_spec(tmp_path, FEASIBLE), "--json", "--format", "text"])
-    assert err.value.exit_code == 2
+def test_json_with_format_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run([_spec(tmp_path, FEASIBLE), "--json", "--format", "text"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        "error: --json and --format cannot be used together (--json means --format json)\n"
+    )
 
 
-def test_missing_file_is_bad_input(tmp_path: Path) -> None:
-    with pytest.raises(DerivativeError) as err:
-        _run([str(tmp_path / "absent.req")])
-    assert err.value.exit_code == 2
+def test_missing_file_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run([str(tmp_path / "absent.req")]) == 2
+    assert capsys.readouterr().err == f"error: no such file: {tmp_path / 'absent.req'}\n"
 
 
-def test_bad_rlimit_is_refused() -> None:
-    with pytest.raises(SystemExit):
-        _parser().parse_args(["check", "x.req", "--rlimit", "-5"])
+def test_bad_rlimit_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(["x.req", "--rlimit", "-5"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: derivative check")
+    assert err.endswith("error: argument --rlimit: must be a positive integer\n")
+
+
+def test_the_defaults_shown_are_the_options_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    from derivative.solver import CheckOptions
+
+    assert main(["check", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"default {CheckOptions.rlimit})" in text
+    assert f"default {CheckOptions.timeout:g})" in text
 
 
 def test_all_cores_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -142,7 +149,7 @@ def test_no_certificate_is_written_for_a_feasible_set(
 
 def test_write_atomically_leaves_no_temporary_file(tmp_path: Path) -> None:
     target = tmp_path / "out.json"
-    _cli_check._write_atomically(str(target), "{}\n")
+    _check.write_atomically(str(target), "{}\n")
     assert target.read_text(encoding="utf-8") == "{}\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
 

@@ -8,16 +8,21 @@ input.  One test goes through ``python -m derivative`` to cover the real entry.
 from __future__ import annotations
 
 import argparse
+import ast
+import io
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
 import derivative
 from derivative import api, cli
-from derivative.cli import Command, build_parser, main
+from derivative._errors import InternalError
+from derivative.cli import Command, _parse, build_parser, main
 
 Run = tuple[int, str, str]
 
@@ -207,26 +212,64 @@ def test_interrupt_exits_130(
 # --------------------------------------------------------------------------- the command table
 
 
-def test_the_table_builds_nested_commands(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_table_builds_nested_commands() -> None:
     seen: list[str] = []
 
     def verify_arguments(p: argparse.ArgumentParser) -> None:
         p.add_argument("file")
 
-    def run_verify(args: argparse.Namespace) -> int:
+    def run_verify(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         seen.append(args.file)
+        stdout.write("checked\n")
         return 1
 
     table = (
         *cli.COMMANDS,
         Command(("demo", "verify"), "verify", verify_arguments, run_verify),
     )
-    parser = build_parser(table)
+    groups = {**cli.GROUPS, ("demo",): "demonstrate"}
+    parser = build_parser(table, groups)
     args = parser.parse_args(["demo", "verify", "c.json"])
-    assert args.run(args) == 1 and seen == ["c.json"]
+    out = io.StringIO()
+    assert args.run(args, out, io.StringIO()) == 1 and seen == ["c.json"]
+    assert out.getvalue() == "checked\n"
     with pytest.raises(cli.ArgumentsError, match="required"):
         parser.parse_args(["demo"])
-    assert build_parser(table).parse_args(["parse", "x.req"]).run is cli.run_parse
+    assert build_parser(table, groups).parse_args(["parse", "x.req"]).run is _parse.run
+
+
+def test_only_the_named_command_declares_its_arguments() -> None:
+    declared: list[str] = []
+
+    def arguments_of(name: str) -> Callable[[argparse.ArgumentParser], None]:
+        return lambda p: declared.append(name)
+
+    def nothing(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+        return 0
+
+    table = [Command((n,), n, arguments_of(n), nothing) for n in ("a", "b")]
+    table.append(Command(("g", "c"), "c", arguments_of("c"), nothing))
+    build_parser(table, {("g",): "g"}, argv=["b", "--flag", "x"])
+    assert declared == ["b"]
+    build_parser(table, {("g",): "g"}, argv=["g", "c"])
+    assert declared == ["b", "c"]
+    build_parser(table, {("g",): "g"})
+    assert declared == ["b", "c", "a", "b", "c"]
+
+
+def test_parse_imports_no_solver_and_no_sandbox(repo_root: Path) -> None:
+    probe = (
+        "import sys\nfrom derivative.cli import main\n"
+        "assert main(['parse', 'examples/discount.req']) == 0\n"
+        "print(' '.join(sorted(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=repo_root, capture_output=True, text=True, check=True
+    )
+    loaded = set(done.stdout.splitlines()[-1].split())
+    heavy = {"z3", "hypothesis", "docker", "derivative.solver", "derivative.forge.run",
+             "derivative.forge.sandbox", "derivative.forge.testing"}
+    assert not (loaded & heavy), sorted(loaded & heavy)
 
 
 def test_every_command_is_registered_once() -> None:
@@ -235,6 +278,74 @@ def test_every_command_is_registered_once() -> None:
     assert {("parse",), ("sandbox", "doctor"), ("sandbox", "build-image")} <= set(paths)
     for path in paths:
         assert path[:-1] == () or path[:-1] in cli.GROUPS, f"{path}: its group needs a help text"
+
+
+DOCUMENTED_COMMANDS = {
+    ("parse",), ("check",), ("certificate", "verify"), ("validate-code",),
+    ("sandbox", "doctor"), ("sandbox", "build-image"), ("run",), ("tests",),
+}
+
+
+def test_every_documented_command_is_reachable_by_users(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert {c.path for c in cli.COMMANDS} == DOCUMENTED_COMMANDS
+    for path in sorted(DOCUMENTED_COMMANDS):
+        code, out, err = run(capsys, *path, "--help")
+        assert (code, err) == (0, ""), path
+        assert out.startswith(f"usage: derivative {' '.join(path)}"), out
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for path in DOCUMENTED_COMMANDS:
+        assert f"`derivative {' '.join(path)}" in readme, path
+
+
+def test_the_cli_reaches_the_layers_only_through_their_faces() -> None:
+    # derivative.api, a room's face (derivative.forge.run, derivative.solver, ...), never
+    # a layer's underscore module.
+    layers = ("grammar", "solver", "certificates", "forge")
+    bad = []
+    for path in sorted((ROOT / "derivative" / "cli").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            for name in names:
+                parts = name.split(".")
+                if (
+                    len(parts) > 2 and parts[0] == "derivative" and parts[1] in layers
+                    and any(p.startswith("_") for p in parts[2:])
+                ):
+                    bad.append(f"{path.name}: {name}")
+    assert not bad, bad
+
+
+def test_main_writes_to_the_streams_it_is_given(capsys: pytest.CaptureFixture[str]) -> None:
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["parse", "examples/discount.req"], stdout=out, stderr=err) == 0
+    assert out.getvalue().startswith("spec discount version 1\n") and err.getvalue() == ""
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["--version"], stdout=out, stderr=err) == 0
+    assert out.getvalue() == f"derivative {derivative.__version__}\n"
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["check", "--rlimit", "0", "x.req"], stdout=out, stderr=err) == 2
+    assert out.getvalue() == "" and err.getvalue().startswith("usage: derivative check")
+    assert capsys.readouterr() == ("", "")
+
+
+def test_an_internal_error_is_a_crash_report_not_bad_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def bug(paths: object) -> api.LoadedContract:
+        raise InternalError("an invariant broke")
+
+    monkeypatch.setattr(api, "load", bug)
+    monkeypatch.setenv(cli.CRASH_DIR_ENV, str(tmp_path))
+    code, out, err = run(capsys, "parse", "examples/discount.req")
+    assert (code, out) == (70, "")
+    assert err.startswith("internal error: InternalError: an invariant broke\n")
+    assert len(list(tmp_path.glob("crash-*.txt"))) == 1
 
 
 def test_group_without_its_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

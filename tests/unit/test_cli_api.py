@@ -1,7 +1,11 @@
-"""The public API behind the CLI: ``load``/``parse_text`` and the contract/v1 document."""
+"""The public API behind the CLI: ``load``/``parse_text``, the contract/v1 document, and
+the operations with their options (docs/api.md runs them end to end)."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import json
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +93,98 @@ def test_public_names_resolve_to_the_api() -> None:
     assert callable(derivative.evaluate)
     with pytest.raises(AttributeError):
         _ = derivative.no_such_name  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------- the operations
+
+OPTIONS = ("CheckOptions", "RunOptions", "TestOptions", "VerifyOptions")
+
+
+def test_the_operations_are_public() -> None:
+    for name in ("check", "certify", "run_candidate", "generate_tests", "run_tests",
+                 "verify_certificate"):
+        assert getattr(derivative, name) is getattr(api, name)
+
+
+@pytest.mark.parametrize("name", OPTIONS)
+def test_options_are_frozen_and_keyword_only(name: str) -> None:
+    cls = getattr(derivative, name)
+    params = cls.__dataclass_params__
+    assert params.frozen and all(f.kw_only for f in dataclasses.fields(cls))
+    required = {"RunOptions": {"candidate": "c.py"}, "TestOptions": {"target": "t.py"}}
+    options = cls(**required.get(name, {}))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.seed = 1
+    if required.get(name):
+        with pytest.raises(TypeError):
+            cls(*required[name].values())
+
+
+def test_the_testing_defaults_are_written_once() -> None:
+    from derivative.forge.codegen import generate_module
+    from derivative.forge.testing import EngineOptions
+
+    examples = EngineOptions.examples
+    assert derivative.RunOptions(candidate="c.py").examples == examples
+    assert derivative.TestOptions(target="t.py").examples == examples
+    assert inspect.signature(generate_module).parameters["examples"].default == examples
+
+
+@pytest.mark.parametrize(
+    ("argv", "shown"),
+    [
+        (["check", "--help"], "default {CheckOptions.rlimit}"),
+        (["run", "--help"], "default {RunOptions.examples}"),
+        (["run", "--help"], "default {RunOptions.sandbox}"),
+        (["tests", "--help"], "default {TestOptions.examples}"),
+    ],
+)
+def test_the_cli_shows_the_options_defaults(
+    argv: list[str], shown: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from derivative.cli import main
+
+    assert main(argv) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    expected = shown.format(
+        CheckOptions=derivative.CheckOptions, RunOptions=derivative.RunOptions,
+        TestOptions=derivative.TestOptions,
+    )
+    assert expected in text
+
+
+def test_check_and_certify() -> None:
+    loaded = api.parse_text("spec s version 1\nparam x: int in 0..10\nrequirement A: x >= 30\n")
+    result = derivative.check(loaded)
+    assert result.status == "infeasible_proven" and result.certificate is None
+    certified = derivative.certify(loaded, result)
+    assert certified.certificate.to_json()["format"] == "derivative.certificate/v1"
+    verdict = derivative.verify_certificate(certified.certificate)
+    assert verdict.valid, verdict.reasons
+    feasible = derivative.check(api.parse_text("spec t version 1\nparam x: int\n"))
+    with pytest.raises(UsageError, match="only an infeasible_proven result"):
+        derivative.certify(loaded, feasible)
+
+
+def test_verify_certificate_reads_files_and_rejects_what_is_not_one(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="no such file"):
+        derivative.verify_certificate(tmp_path / "none.json")
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("{not json", encoding="utf-8")
+    with pytest.raises(UsageError, match="not JSON"):
+        derivative.verify_certificate(str(garbage))
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"format": "something/v1"}), encoding="utf-8")
+    verdict = derivative.verify_certificate(other, derivative.VerifyOptions())
+    assert not verdict.valid and "not a derivative.certificate/v1" in verdict.reasons[0]
+
+
+def test_examples_below_one_are_bad_input() -> None:
+    loaded = api.load(PASSWORD)
+    with pytest.raises(UsageError, match="examples must be at least 1"):
+        derivative.generate_tests(loaded, derivative.TestOptions(target="t.py", examples=0))
+    with pytest.raises(UsageError, match="examples must be at least 1"):
+        derivative.run_candidate(loaded, derivative.RunOptions(candidate="c.py", examples=0))
 
 
 # --------------------------------------------------------------------------- the document

@@ -8,7 +8,6 @@ one.  The plugin must name its items by obligation id and fail exactly the broke
 
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import os
@@ -18,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from derivative._errors import DerivativeError
 from derivative.api import load
 from derivative.forge.codegen._generate import generate_module, pyname, relative_target
 from derivative.forge.codegen._generate import test_name as name_of_test
@@ -198,12 +196,11 @@ def test_the_plugin_makes_one_item_per_obligation(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- the command
 
 
-def _cli(argv: list[str]) -> argparse.Namespace:
-    from derivative import _cli_tests
+def _cli(argv: list[str]) -> int:
+    """``derivative ARGV`` in this process, exactly as users run it."""
+    from derivative.cli import main
 
-    parser = argparse.ArgumentParser()
-    _cli_tests.register(parser.add_subparsers())
-    return parser.parse_args(argv)
+    return main(argv)
 
 
 def test_the_command_writes_a_module(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -211,9 +208,8 @@ def test_the_command_writes_a_module(tmp_path: Path, capsys: pytest.CaptureFixtu
     impl.write_text(GOOD, encoding="utf-8")
     out = tmp_path / "tests" / "test_pw.py"
     out.parent.mkdir()
-    args = _cli(["tests", str(PASSWORD), "--target", str(impl), "-o", str(out),
-                 "--examples", "10"])
-    assert args.run(args) == 0
+    assert _cli(["tests", str(PASSWORD), "--target", str(impl), "-o", str(out),
+                 "--examples", "10"]) == 0
     assert "wrote" in capsys.readouterr().out
     text = out.read_text(encoding="utf-8")
     assert "TARGET = '../impl.py'" in text and "max_examples=EXAMPLES" in text
@@ -222,25 +218,24 @@ def test_the_command_writes_a_module(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_the_command_runs_in_process(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     impl = tmp_path / "impl_cli.py"
     impl.write_text(GOOD, encoding="utf-8")
-    args = _cli(["tests", str(PASSWORD), "--target", str(impl), "--examples", "10", "--json"])
-    assert args.run(args) == 0
+    assert _cli(["tests", str(PASSWORD), "--target", str(impl), "--examples", "10",
+                 "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["format"] == "derivative.run/v1" and doc["status"] == "passed"
     bad = tmp_path / "impl_bad.py"
     bad.write_text(GOOD.replace("if not password:", "if False:"), encoding="utf-8")
-    args = _cli(["tests", str(PASSWORD), "--target", str(bad), "--examples", "10"])
-    assert args.run(args) == 1
+    assert _cli(["tests", str(PASSWORD), "--target", str(bad), "--examples", "10"]) == 1
     assert "TokenStore.reset.raises.ValueError" in capsys.readouterr().out
 
 
-def test_the_command_reports_bad_input(tmp_path: Path) -> None:
+def test_the_command_reports_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     spec = tmp_path / "bad.req"
     spec.write_text("spec b version 1\nfunction f(x: int) -> int\n    ensures: result == y\n",
                     encoding="utf-8")
-    args = _cli(["tests", str(spec), "--target", "impl.py"])
-    with pytest.raises(DerivativeError) as err:
-        args.run(args)
-    assert err.value.exit_code == 2
-    args = _cli(["tests", str(PASSWORD), "--target", str(tmp_path / "none.py")])
-    with pytest.raises(DerivativeError):
-        args.run(args)
+    assert _cli(["tests", str(spec), "--target", "impl.py"]) == 2
+    assert f"{spec}:3:" in capsys.readouterr().err
+    assert _cli(["tests", str(PASSWORD), "--target", str(tmp_path / "none.py")]) == 2
+    assert _cli(["tests", str(PASSWORD), "--target", "impl.py", "--examples", "0"]) == 2
+    assert "argument --examples: must be at least 1" in capsys.readouterr().err

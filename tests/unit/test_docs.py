@@ -1,27 +1,34 @@
-"""Every spec shown in the documentation parses and type-checks.
+"""Every spec shown in the documentation parses and type-checks; the API example runs.
 
 Fenced blocks marked ```req are complete specs and are loaded exactly as written;
 templates (forms with ``...`` or placeholders) are marked ```text and are not.  An
 unmarked block in the language reference is an error, so nobody can slip an
-unchecked example in by forgetting the marker.
+unchecked example in by forgetting the marker.  The ```python blocks of docs/api.md are
+one program, run as written from the repository root.  The exit-code tables of the
+README and docs/cli.md list exactly the codes of ``derivative._errors.ExitCode``.
 """
 
 from __future__ import annotations
 
 import doctest
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import derivative
 from derivative import api
+from derivative._errors import EXIT_LABELS, ExitCode
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = [ROOT / "README.md", ROOT / "docs" / "language.md", ROOT / "docs" / "cli.md"]
+API_DOC = ROOT / "docs" / "api.md"
+DOCS = [ROOT / "README.md", ROOT / "docs" / "language.md", ROOT / "docs" / "cli.md", API_DOC]
 
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
-ALLOWED_LANGUAGES = {"req", "text", "sh", "console", "json"}
+ALLOWED_LANGUAGES = {"req", "text", "sh", "console", "json", "python"}
 
 
 def fenced_blocks(path: Path) -> list[tuple[int, str, str]]:
@@ -70,3 +77,44 @@ def test_fence_reader_finds_blocks(tmp_path: Path) -> None:
 def test_package_docstring_example_runs() -> None:
     result = doctest.testmod(derivative, verbose=False)
     assert result.attempted >= 1 and result.failed == 0
+
+
+# --------------------------------------------------------------------------- docs/api.md
+
+
+def test_the_api_example_runs_as_written() -> None:
+    blocks = [body for _, lang, body in fenced_blocks(API_DOC) if lang == "python"]
+    program = "\n".join(blocks)
+    for call in ("derivative.load(", "derivative.check(", "derivative.certify(",
+                 "derivative.verify_certificate(", "derivative.run_candidate(",
+                 "derivative.generate_tests(", "derivative.run_tests("):
+        assert call in program, f"docs/api.md shows no {call}...)"
+    path = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert done.stdout.startswith("password_policy: passed: "), done.stdout
+
+
+# --------------------------------------------------------------------------- exit codes
+
+EXIT_ROW = re.compile(r"^\| (\d+) \|", re.MULTILINE)
+
+
+def _exit_table(path: Path) -> set[int]:
+    text = path.read_text(encoding="utf-8")
+    section = text[text.index("xit codes"):]
+    table = section[section.index("\n| exit |"):]
+    table = table[: table.index("\n\n")]
+    return {int(code) for code in EXIT_ROW.findall(table)}
+
+
+def test_the_exit_code_tables_are_the_one_in_the_code() -> None:
+    assert _exit_table(ROOT / "README.md") == {int(c) for c in EXIT_LABELS}
+    assert _exit_table(ROOT / "docs" / "cli.md") == {int(c) for c in ExitCode}

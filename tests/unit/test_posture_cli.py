@@ -1,27 +1,20 @@
 """``derivative validate-code``: exit codes and output (CERTIFICATES.md §1).
 
-The command module is driven through its own ``register`` on a fresh argparse parser,
-the way ``cli.py`` wires it, so these tests do not depend on the wiring itself.
+Driven through ``derivative.cli.main``, exactly as a user runs the command.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
 import pytest
 
-from derivative._cli_validate import add_arguments, register, run
-from derivative._errors import UsageError
+from derivative.cli import main
 
 
 def invoke(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="derivative")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    code: int = args.run(args)
-    return code
+    return main(argv)
 
 
 @pytest.fixture
@@ -87,16 +80,17 @@ def test_a_policy_file_can_be_given(bad: Path, tmp_path: Path) -> None:
         ["validate-code", "GOOD", "--policy", "/nonexistent/policy.json"],
     ],
 )
-def test_bad_input_is_a_usage_error_with_exit_code_2(argv: list[str], good: Path) -> None:
+def test_bad_input_is_a_usage_error_with_exit_code_2(
+    argv: list[str], good: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     argv = [str(good) if a == "GOOD" else a for a in argv]
-    with pytest.raises(UsageError) as caught:
-        invoke(argv)
-    assert caught.value.exit_code == 2
+    assert invoke(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("error: ") and "Traceback" not in err
 
 
-def test_the_arguments_can_be_declared_on_any_parser(good: Path) -> None:
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    args = parser.parse_args([str(good), "--json"])
-    assert args.policy == "default" and args.json is True
-    assert run(args) == 0
+def test_the_default_policy_is_the_shipped_default(
+    good: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert invoke(["validate-code", str(good), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["policy"] == "default"

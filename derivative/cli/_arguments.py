@@ -1,0 +1,79 @@
+"""The arguments several commands share, declared once.
+
+Each value type checks one kind of flag value and says what is wrong in argparse's words;
+each ``add_*`` declares one shared argument with its default read from the API's options
+class (``CheckOptions``, ``RunOptions``, ``TestOptions``), so a default is written in one
+place and ``--help`` shows the one the command will use.  The option classes live in the
+heavy layers, so they are imported when a command declares its arguments, never before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+__all__ = [
+    "add_examples",
+    "add_policy",
+    "add_seed",
+    "add_specs",
+    "example_count",
+    "positive_int",
+    "positive_seconds",
+]
+
+
+def positive_int(text: str) -> int:
+    """A positive integer (``--rlimit``)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError("must be a positive integer")
+    return n
+
+
+def example_count(text: str) -> int:
+    """A number of generated inputs: at least one (``--examples``)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return n
+
+
+def positive_seconds(text: str) -> float:
+    """A finite, positive number of seconds (``--timeout``, ``--call-timeout``, ...)."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not x > 0 or not math.isfinite(x):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return x
+
+
+def add_specs(p: argparse.ArgumentParser) -> None:
+    """The positional ``SPEC...``: the files of one requirement set."""
+    p.add_argument("specs", nargs="+", metavar="SPEC", help="the .req files of one requirement set")
+
+
+def add_examples(p: argparse.ArgumentParser, default: int) -> None:
+    """``--examples N`` with the options class's default."""
+    p.add_argument("--examples", type=example_count, default=default, metavar="N",
+                   help=f"generated inputs per function or operation (default {default})")
+
+
+def add_seed(p: argparse.ArgumentParser, help_text: str) -> None:
+    """``--seed N``: a Hypothesis seed; without it, runs are derandomised."""
+    p.add_argument("--seed", type=int, default=None, metavar="N", help=help_text)
+
+
+def add_policy(p: argparse.ArgumentParser, help_text: str) -> None:
+    """``--policy NAME|FILE``: a posture policy, by default the shipped ``default``."""
+    from derivative.forge.posture import DEFAULT_POLICY
+
+    p.add_argument("--policy", default=DEFAULT_POLICY, metavar="NAME|FILE", help=help_text)

@@ -1,0 +1,126 @@
+"""``derivative check SPEC...``: is the requirement set consistent? (LANGUAGE.md §6).
+
+Exit codes (``ExitCode``): 0 ``feasible``, 3 ``infeasible_proven``, 6 ``unknown``, 1 a
+``--strict`` finding (``latent_conflict``, ``ambiguous_raises``) on an otherwise feasible
+set, 2 bad input (a spec error, a missing file, ``--json`` together with ``--format``).
+
+With ``--certificate FILE`` an infeasible answer's first core is certified and written
+atomically (a temporary file, then a rename), so a failed run never leaves half a
+certificate behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import TextIO
+
+from derivative import api
+from derivative._errors import ExitCode, UsageError, exit_code_for
+
+from ._arguments import add_specs, positive_int, positive_seconds
+
+HELP = "decide whether a requirement set can hold; prove it when it cannot"
+
+
+def arguments(p: argparse.ArgumentParser) -> None:
+    from derivative.solver import CheckOptions
+
+    add_specs(p)
+    p.add_argument("--json", action="store_true", help="print derivative.check/v1 JSON")
+    p.add_argument(
+        "--format", choices=("text", "json", "sarif"), default=None, help="output format"
+    )
+    p.add_argument(
+        "--certificate", metavar="FILE", help="write the infeasibility certificate to FILE"
+    )
+    p.add_argument(
+        "--all-cores", action="store_true", help="list every minimal conflict and correction"
+    )
+    p.add_argument(
+        "--strict", action="store_true", help="latent conflicts and ambiguous raises fail (exit 1)"
+    )
+    p.add_argument(
+        "--redundancy", action="store_true", help="also report obligations implied by the others"
+    )
+    p.add_argument(
+        "--rlimit",
+        type=positive_int,
+        default=CheckOptions.rlimit,
+        metavar="N",
+        help=f"Z3 resource limit per solver call (deterministic; default {CheckOptions.rlimit})",
+    )
+    p.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        default=CheckOptions.timeout,
+        metavar="S",
+        help="wall-clock safety limit per solver call in seconds "
+        f"(default {CheckOptions.timeout:g})",
+    )
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {path}: no such folder {folder}")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    """Check the requirement set; print the report; return the exit code."""
+    if args.json and args.format is not None:
+        raise UsageError("--json and --format cannot be used together (--json means --format json)")
+    fmt = "json" if args.json else (args.format or "text")
+
+    from derivative.solver import CheckOptions, render_json, render_sarif, render_text
+
+    loaded = api.load(args.specs)
+    options = CheckOptions(
+        rlimit=args.rlimit,
+        timeout=args.timeout,
+        all_cores=bool(args.all_cores),
+        redundancy=bool(args.redundancy),
+    )
+    result = api.check(loaded, options)
+    # The JSON document carries the certificate object itself (CERTIFICATES.md §3), so a
+    # JSON report of an infeasible set always builds one, re-checks included.
+    if result.status == "infeasible_proven" and (args.certificate or fmt == "json"):
+        result = api.certify(loaded, result)
+        if args.certificate:
+            document = result.certificate.to_json()
+            write_atomically(
+                args.certificate, json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+            )
+
+    if fmt == "json":
+        stdout.write(json.dumps(render_json(result), indent=2, ensure_ascii=False) + "\n")
+    elif fmt == "sarif":
+        sarif = render_sarif(result, strict=bool(args.strict))
+        stdout.write(json.dumps(sarif, indent=2, ensure_ascii=False) + "\n")
+    else:
+        stdout.write(render_text(result))
+        if args.certificate and result.status != "infeasible_proven":
+            stdout.write(f"no certificate written: the status is {result.status}\n")
+        elif args.certificate:
+            stdout.write(f"certificate written to {args.certificate}\n")
+
+    if result.status == "feasible" and args.strict and result.strict_findings:
+        return ExitCode.NO
+    return exit_code_for(result.status)
