@@ -304,6 +304,7 @@ def _roll_forward(folder: Path, rec: LedgerRecord) -> None:
     """Finish a publish whose record committed: the rename, then the set-aside outcome."""
     plan = _read_plan(folder)
     if plan is None or plan.build_id != rec.build_id:
+        _sweep_temp(folder)
         return  # nothing pending: its files were final before the process ended
     if plan.record_sha256 != record_digest(rec):
         raise BuildError(f"the pending publish in {folder} is not the one build {rec.build_id} "
@@ -316,6 +317,7 @@ def _roll_forward(folder: Path, rec: LedgerRecord) -> None:
         if sha256_hex(data) != plan.outcome_sha256:
             raise BuildError(f"{pending} is not the outcome build {rec.build_id} set aside")
         write_atomic(folder / OUTCOME_FILE, data)
+    _sweep_temp(folder)  # a write the crash cut short
     _drop_pending(folder)
 
 
@@ -351,6 +353,8 @@ def _discard(folder: Path, build_id: str) -> None:
 
 
 def _sweep_temp(folder: Path) -> None:
+    if not folder.is_dir():
+        return
     for path in sorted(folder.rglob(".*.tmp")):
         if _TEMP.fullmatch(path.name) and path.is_file():
             _unlink(path)
