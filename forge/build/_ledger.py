@@ -324,11 +324,15 @@ class Ledger:
         Earlier builds of the same folder whose process is gone are recovered first, and a
         previous ``outcome.json`` is removed, so the folder only ever speaks for this build.
         The lease is kept by the module until ``publish`` (or ``end``) releases it, so a
-        caller that drops the returned object does not let go of the folder by accident.
-        A folder held by a live build is refused.
+        caller that drops the returned object does not let go of the folder by accident; use
+        it as a context manager (``with ledger.begin(...):``) so that a build that fails
+        before ``publish`` lets go too, and recovery can then record it ``interrupted``.
+        A folder held by a live build, and a build id used before, are refused.
         """
         from ._publish import clear_for_new_build, recover_folder
 
+        if self._was_begun(build_id):
+            raise UsageError(f"build {build_id!r} was begun before; build ids are unique")
         folder = Path(folder).expanduser().resolve()
         folder.mkdir(parents=True, exist_ok=True)
         lease = BuildLease.try_take(folder, build_id)
@@ -353,6 +357,11 @@ class Ledger:
             lease.release()
             raise
         return hold(lease)
+
+    def _was_begun(self, build_id: str) -> bool:
+        with self._connect() as conn:
+            row = conn.execute("SELECT 1 FROM begun WHERE build_id = ?", (build_id,)).fetchone()
+        return row is not None
 
     def _insert_begun(self, b: BegunBuild) -> None:
         m = b.mark

@@ -368,7 +368,21 @@ def _read_archive(data: bytes, filename: str) -> _Archive:
     for needed in ("METADATA", "WHEEL", "RECORD"):
         if f"{info}/{needed}" not in files:
             raise _Refused(f"{info}/{needed} is missing (removed)")
+    _check_metadata(info, files[f"{info}/METADATA"])
     return _Archive(info=info, files=files)
+
+
+def _check_metadata(info: str, metadata: bytes) -> None:
+    """METADATA's name and version must be the ones the dist-info folder is named after."""
+    fields = dict(
+        line.split(": ", 1)
+        for line in metadata.decode("utf-8", errors="replace").splitlines()
+        if ": " in line
+    )
+    named = f"{_escaped(fields.get('Name', ''))}-{fields.get('Version', '')}.dist-info"
+    if named != info:
+        raise _Refused(f"METADATA names {named[: -len('.dist-info')]}, not the package's "
+                       f"{info[: -len('.dist-info')]} (edited)")
 
 
 def _parse_record(archive: _Archive) -> dict[str, tuple[str, str]]:

@@ -388,6 +388,8 @@ def test_recover_leaves_a_running_build_alone(ledger: Ledger, tmp_path: Path) ->
     assert [b.build_id for b in ledger.unended()] == ["b"]
     with pytest.raises(UsageError, match="in use by another build"):
         _begin(ledger, tmp_path / "b", "b2")
+    with pytest.raises(UsageError, match="ids are unique"):
+        _begin(ledger, tmp_path / "elsewhere", "b")
     lease.release()
     [rec] = Ledger(ledger.state_dir).recover()
     assert rec.status == "interrupted" and "ended before its result" in rec.reason

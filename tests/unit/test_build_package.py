@@ -343,6 +343,14 @@ def test_duplicate_entries_are_refused(wheel: Path) -> None:
     assert "more than once" in verify_package(wheel).reason
 
 
+def test_metadata_must_name_the_package(wheel: Path) -> None:
+    files = _entries(wheel)
+    files[f"{INFO}/METADATA"] = files[f"{INFO}/METADATA"].replace(b"Name: password-policy",
+                                                                  b"Name: requests")
+    _rezip(wheel, files, fix_record=True)
+    assert "METADATA names requests-3.0, not the package's" in verify_package(wheel).reason
+
+
 def test_renamed_wheel_must_match_its_metadata(wheel: Path) -> None:
     other = wheel.with_name("other-3.0-py3-none-any.whl")
     os.replace(wheel, other)
