@@ -457,14 +457,14 @@ class Ledger:
         """Records, newest first, optionally of one contract and at most ``limit`` of them."""
         if limit is not None and limit < 0:
             raise UsageError(f"a log limit cannot be negative ({limit})")
-        query, args = "SELECT * FROM records", []
+        query, args = "SELECT * FROM records", list[object]()
         if contract_name is not None:
             query += " WHERE contract_name = ?"
             args.append(contract_name)
         query += " ORDER BY seq DESC"
         if limit is not None:
             query += " LIMIT ?"
-            args.append(str(limit))
+            args.append(limit)
         with self._connect() as conn:
             rows = conn.execute(query, args).fetchall()
         return [_record_from_row(row) for row in rows]

@@ -214,13 +214,17 @@ def make_package(
     check = _check_bytes(data, final.name)
     if not check.ok:
         raise BuildError(f"the package would not verify: {check.reason}")
-    final.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path(final)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise BuildError(f"cannot write the package in {final.parent}: {exc}") from exc
     return tmp, sha256_hex(data)
 
 

@@ -90,18 +90,21 @@ def write_atomic(path: Path, data: bytes) -> None:
     file systems), synced, renamed over ``path`` and the folder synced.
     """
     tmp = temp_path(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
     try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        _step(f"write:{path.name}")
-        os.replace(tmp, path)
-    except BaseException:
-        _unlink(tmp)
-        raise
-    fsync_dir(path.parent)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            _step(f"write:{path.name}")
+            os.replace(tmp, path)
+        except BaseException:
+            _unlink(tmp)
+            raise
+        fsync_dir(path.parent)
+    except OSError as exc:  # a full disk or a read-only folder is not a bug of ours
+        raise BuildError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
 def sha256_file(path: Path) -> str:
@@ -185,11 +188,10 @@ def publish(
         _step("package-synced")
     write_atomic(folder / PLAN_FILE, json.dumps(asdict(plan), sort_keys=True).encode())
     _step("plan-written")
-    ledger.record(record)  # the commit point
+    _commit(folder, ledger, record)  # the commit point
     _step("committed")
     if tmp is not None and final is not None:
-        os.replace(tmp, final)
-        fsync_dir(final.parent)
+        _rename(tmp, final)
         _step("renamed")
     write_atomic(folder / OUTCOME_FILE, outcome_bytes)
     _step("outcome-written")
@@ -227,6 +229,30 @@ def _checked_package(
     if sha256_file(tmp) != record.package_sha256:
         raise BuildError(f"{tmp} does not hold the bytes whose SHA-256 the record names")
     return tmp, final
+
+
+def _commit(folder: Path, ledger: Ledger, record: LedgerRecord) -> None:
+    """Append the record; if that fails, withdraw the plan so nothing claims it committed.
+
+    A failure reported after SQLite did commit (the record is there, byte for byte) counts
+    as the commit it is.
+    """
+    try:
+        ledger.record(record)
+    except BuildError:
+        found = ledger.get(record.build_id)
+        if found is not None and record_digest(found) == record_digest(record):
+            return
+        _drop_pending(folder)
+        raise
+
+
+def _rename(tmp: Path, final: Path) -> None:
+    try:
+        os.replace(tmp, final)
+        fsync_dir(final.parent)
+    except OSError as exc:  # recovery finishes it: the record has committed
+        raise BuildError(f"cannot move the package to {final}: {exc.strerror or exc}") from exc
 
 
 def _drop_pending(folder: Path) -> None:
@@ -307,8 +333,8 @@ def _roll_forward(folder: Path, rec: LedgerRecord) -> None:
         _sweep_temp(folder)
         return  # nothing pending: its files were final before the process ended
     if plan.record_sha256 != record_digest(rec):
-        raise BuildError(f"the pending publish in {folder} is not the one build {rec.build_id} "
-                         "recorded")
+        _discard(folder, rec.build_id)  # a publish the record does not back never committed
+        return
     if plan.package_tmp is not None and plan.package_final is not None:
         _finish_rename(Path(plan.package_tmp), Path(plan.package_final), rec)
     pending = folder / PENDING_OUTCOME

@@ -379,6 +379,22 @@ def test_publish_checks_before_the_commit_point(ledger: Ledger, tmp_path: Path) 
     assert ledger.get("b") is None
 
 
+def test_a_refused_commit_withdraws_the_publish(ledger: Ledger, tmp_path: Path) -> None:
+    folder = tmp_path / "b"
+    _begin(ledger, folder, "b")
+    ledger.record(_rec("b", folder=str(folder.resolve())))  # the build already has its record
+    with pytest.raises(BuildError, match="already has its record"):
+        _build(ledger, folder, "b")
+    assert not (folder / "outcome.json").exists()
+    assert not (folder / "dist" / wheel_name("toy", "1.0")).exists()
+    assert not [p for p in folder.iterdir() if p.name.endswith(".pending")]
+
+
+def test_write_atomic_reports_an_unwritable_place_as_a_build_error(tmp_path: Path) -> None:
+    with pytest.raises(BuildError, match="cannot write"):
+        write_atomic(tmp_path / "missing" / "outcome.json", b"{}")
+
+
 # --------------------------------------------------------------------------- recovery
 
 
