@@ -271,8 +271,9 @@ class Ledger:
                 with self._connect() as conn:
                     mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
                 break
-            except BuildError:
-                if time.monotonic() > deadline:
+            except BuildError as exc:
+                busy = "locked" in str(exc.__cause__) or "busy" in str(exc.__cause__)
+                if not busy or time.monotonic() > deadline:
                     raise
                 time.sleep(0.05)
         if str(mode).lower() != "wal":
@@ -304,7 +305,8 @@ class Ledger:
             try:
                 yield conn
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # SQLite may have rolled back already (a full disk)
+                    conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
 

@@ -370,7 +370,8 @@ def _discard(folder: Path, build_id: str) -> None:
     if plan is not None and plan.package_tmp is not None:
         tmp = Path(plan.package_tmp)
         _unlink(tmp)
-        fsync_dir(tmp.parent)
+        if tmp.parent.is_dir():
+            fsync_dir(tmp.parent)
     for name in (OUTCOME_FILE, PENDING_OUTCOME):
         _unlink(folder / name)
     _sweep_temp(folder)
