@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass, fields
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -122,6 +122,9 @@ def _record_problem(r: LedgerRecord) -> str | None:
         value = getattr(r, name)
         if value is not None and not _HEX64.fullmatch(value):
             return f"{name} is not a lower-case SHA-256 in hex: {value!r}"
+    for name in ("started_at", "finished_at"):
+        if not _is_utc(getattr(r, name)):
+            return f"{name} must be a UTC ISO 8601 time, not {getattr(r, name)!r}"
     if not Path(r.folder).is_absolute():
         return f"the folder must be an absolute path, not {r.folder!r}"
     if (r.package is None) != (r.package_sha256 is None):
@@ -131,6 +134,14 @@ def _record_problem(r: LedgerRecord) -> str | None:
     if r.package is not None and not Path(r.package).is_absolute():
         return f"the package must be an absolute path, not {r.package!r}"
     return None
+
+
+def _is_utc(text: str) -> bool:
+    try:
+        moment = datetime.fromisoformat(text)
+    except (TypeError, ValueError):
+        return False
+    return moment.utcoffset() is not None and moment.utcoffset() == timedelta(0)
 
 
 _COLUMNS = tuple(f.name for f in fields(LedgerRecord))
