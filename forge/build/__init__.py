@@ -20,8 +20,18 @@ from ._generate import (
     normalised_ast_hash,
     structural_diff,
 )
+from ._repair import (
+    CODE_ARTIFACT_FORMAT,
+    RepairResult,
+    StopReason,
+    Validation,
+    failure_signature,
+    repair_loop,
+)
+from ._synth import SynthesisRefused, SynthGenerator, synth_source, synthesize
 
 __all__ = [
+    "CODE_ARTIFACT_FORMAT",
     "GENERATION_REQUEST_FORMAT",
     "Attempt",
     "CommandGenerator",
@@ -30,8 +40,17 @@ __all__ = [
     "GeneratorFailed",
     "PathCandidate",
     "Previous",
+    "RepairResult",
+    "StopReason",
+    "SynthGenerator",
+    "SynthesisRefused",
+    "Validation",
+    "failure_signature",
     "make_attempt",
     "module_name",
     "normalised_ast_hash",
+    "repair_loop",
     "structural_diff",
+    "synth_source",
+    "synthesize",
 ]

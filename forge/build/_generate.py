@@ -23,6 +23,7 @@ loop can tell a materially different candidate from a cosmetic rewrite.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import keyword
 import os
@@ -221,9 +222,9 @@ def _strip_docstrings(tree: ast.Module) -> ast.Module:
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-                if isinstance(body[0].value.value, str):
-                    node.body = body[1:] or [ast.Pass()]
+            first = body[0].value if body and isinstance(body[0], ast.Expr) else None
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                node.body = body[1:] or [ast.Pass()]
     return tree
 
 
@@ -304,10 +305,13 @@ def _allowed(rel: str, size: int) -> str | None:
         return None if size <= MAX_PY_BYTES else f"{rel} is over {MAX_PY_BYTES} bytes"
     if suffix in _TEXT_SUFFIXES:
         return None if size <= MAX_TEXT_BYTES else f"{rel} is over {MAX_TEXT_BYTES} bytes"
-    return f"{rel} is neither a .py file nor a small text file ({', '.join(sorted(_TEXT_SUFFIXES))})"
+    kinds = ", ".join(sorted(_TEXT_SUFFIXES))
+    return f"{rel} is neither a .py file nor a small text file ({kinds})"
 
 
-def _walk(root: Path, rel: str, depth: int, found: dict[str, Path], fail: type[DerivativeError]) -> None:
+def _walk(
+    root: Path, rel: str, depth: int, found: dict[str, Path], fail: type[DerivativeError]
+) -> None:
     if depth > MAX_DEPTH:
         raise fail(f"{rel or '.'} is nested more than {MAX_DEPTH} folders deep")
     for entry in sorted(os.scandir(root / rel if rel else root), key=lambda e: e.name):
@@ -434,10 +438,8 @@ def _tail(fh: Any) -> str:
 
 
 def _kill_group(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 class CommandGenerator:
@@ -496,7 +498,8 @@ class CommandGenerator:
     def _run(self, request: GenerationRequest, out: str) -> str:
         """Run the program once; its stderr tail, or ``GeneratorFailed``."""
         argv = self.command_for(out, request.module)
-        env = _scrubbed_env(self.pass_env, os.environ if self.environ is None else self.environ, out)
+        source = os.environ if self.environ is None else self.environ
+        env = _scrubbed_env(self.pass_env, source, out)
         with tempfile.TemporaryFile() as err:
             try:
                 proc = subprocess.Popen(
