@@ -101,7 +101,8 @@ def test_a_wrong_first_attempt_is_repaired_and_the_generator_is_told_why() -> No
     assert doc["format"] == "derivative.generation-request/v1"
     assert doc["previous"]["files"] == {"m.py": _code(1).decode()}
     assert doc["previous"]["failing"] == ["f.ensures.a"]
-    assert doc["previous"]["counterexamples"] == [{"obligation": "f.ensures.a", "input": {"x": "y"}}]
+    shown = [{"obligation": "f.ensures.a", "input": {"x": "y"}}]
+    assert doc["previous"]["counterexamples"] == shown
     assert doc["previous"]["message"] == "fails f.ensures.a"
     canonical_json(doc)  # the document is canonical JSON (no floats)
 
@@ -157,8 +158,9 @@ def test_a_repeated_failure_signature_stops_early() -> None:
     # Same failing obligation, same counterexample shape, different values: a loop.
     v1 = _failing("f.ensures.a", "f.ensures.b")
     v2 = _failing("f.ensures.a")
+    other_value = [{"obligation": "f.ensures.a", "input": {"x": "z"}}]
     v3 = Validation(status="validation_failed", passing=v2.passing, failing=v2.failing,
-                    counterexamples=[{"obligation": "f.ensures.a", "input": {"x": "z"}}])  # fmt: skip
+                    counterexamples=other_value)  # fmt: skip
     s = Script([1, 2, 3, 4], {1: v1, 2: v2, 3: v3})
     result = s.run(max_repairs=5)
     assert result.stop_reason == "repeated_failure"
