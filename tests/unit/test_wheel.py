@@ -28,12 +28,10 @@ LAYERS = ("grammar", "solver", "certificates", "forge")
 
 pytestmark = pytest.mark.slow
 
-_IGNORE = shutil.ignore_patterns(
+_IGNORE_ANYWHERE = shutil.ignore_patterns(
     ".git",
     "__pycache__",
     "*.pyc",
-    "build",
-    "dist",
     "*.egg-info",
     ".mypy_cache",
     ".ruff_cache",
@@ -41,6 +39,14 @@ _IGNORE = shutil.ignore_patterns(
     ".hypothesis",
     ".derivative",
 )
+
+
+def _IGNORE(folder: str, names: list[str]) -> set[str]:
+    """Leftovers of a build are skipped at the top only: ``forge/build`` is a real room."""
+    ignored = set(_IGNORE_ANYWHERE(folder, names))
+    if Path(folder).resolve() == ROOT:
+        ignored |= {"build", "dist"} & set(names)
+    return ignored
 
 
 @pytest.fixture(scope="module")
