@@ -28,6 +28,7 @@ import hashlib
 import keyword
 import os
 import re
+import shlex
 import shutil
 import signal
 import stat
@@ -36,7 +37,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -177,17 +178,17 @@ class Attempt:
     request: GenerationRequest | None = field(default=None, compare=False, repr=False)
     """The request this attempt answered (None for a path candidate): repairs start from it."""
 
+    def __post_init__(self) -> None:
+        if not self.ast_hash:  # never compare candidates by a missing hash
+            object.__setattr__(self, "ast_hash", normalised_ast_hash(self.files))
+
     def texts(self) -> dict[str, str]:
         """The files as text (undecodable bytes replaced), e.g. to show a generator."""
         return {p: b.decode("utf-8", errors="replace") for p, b in sorted(self.files.items())}
 
     def renumbered(self, number: int, parent: int | None) -> Attempt:
         """The same candidate under the number the repair loop gives it."""
-        return Attempt(
-            number=number, parent=parent, files=self.files, origin=self.origin,
-            command=self.command, duration=self.duration, ast_hash=self.ast_hash,
-            stderr_tail=self.stderr_tail, request=self.request,
-        )  # fmt: skip
+        return replace(self, number=number, parent=parent)
 
 
 def make_attempt(
@@ -460,6 +461,7 @@ class CommandGenerator:
         if timeout <= 0:
             raise UsageError("the generator timeout must be positive")
         self.argv = list(argv)
+        self.label = shlex.join(self.argv)[:120]
         self.timeout = timeout
         self.pass_env = tuple(pass_env)
         self.environ = environ
@@ -485,7 +487,7 @@ class CommandGenerator:
                 files = collect_files(Path(out))
             except GeneratorFailed as exc:
                 raise GeneratorFailed(
-                    f"generator {self.argv[0]}: {exc.message}", stderr_tail=tail
+                    f"generator `{self.label}`: {exc.message}", stderr_tail=tail
                 ) from None
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -507,14 +509,14 @@ class CommandGenerator:
                     cwd=out, env=env, start_new_session=True, close_fds=True,
                 )  # fmt: skip
             except OSError as exc:
-                raise GeneratorFailed(f"cannot start the generator {argv[0]}: {exc}") from None
+                raise GeneratorFailed(f"cannot start the generator `{self.label}`: {exc}") from None
             try:
                 proc.communicate(request.to_bytes(), timeout=self.timeout)
             except subprocess.TimeoutExpired:
                 _kill_group(proc.pid)
                 proc.wait()
                 raise GeneratorFailed(
-                    f"generator {argv[0]} timed out after {self.timeout:g} s",
+                    f"generator `{self.label}` timed out after {self.timeout:g} s",
                     stderr_tail=_tail(err),
                 ) from None
             finally:
@@ -522,7 +524,7 @@ class CommandGenerator:
             tail = _tail(err)
         if proc.returncode != 0:
             raise GeneratorFailed(
-                f"generator {argv[0]} exited with status {proc.returncode}"
+                f"generator `{self.label}` exited with status {proc.returncode}"
                 + (f": {tail.strip().splitlines()[-1]}" if tail.strip() else ""),
                 stderr_tail=tail,
                 returncode=proc.returncode,

@@ -470,3 +470,8 @@ def test_a_generator_that_repeats_itself_stalls(tmp_path: Path) -> None:
     assert result.stop_reason == "stalled" and len(result.attempts) == 1
     with pytest.raises(GeneratorFailed, match="has no attempt 2"):
         _gen([PY, str(GENERATORS / "scripted.py"), str(script)]).generate(_request(2))
+
+
+def test_an_attempt_built_directly_still_gets_its_hash() -> None:
+    a = Attempt(number=1, parent=None, files={"m.py": b"x = 1\n"}, origin="path")
+    assert a.ast_hash == normalised_ast_hash(a.files) != ""
