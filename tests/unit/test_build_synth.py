@@ -121,6 +121,11 @@ function neg(x: int) -> int
 function digits(t: str matching "[0-9]{1,30}") -> int
     ensures: result == int(t) + 1
 
+function realy(x: real, xs: list[real]) -> int
+    raises ValueError when x > 10.5
+    ensures: result == (if x in xs then occurrences(xs, x)
+        else if xs == [x, 0.25] or x / 2 >= 2.5 then -1 else 0)
+
 function text_or_digits(t: str) -> bool
     raises KeyError when len(t) > 5
     ensures: result == (matches(t, "[a-c]+[0-9]?") or not matches(t, ".*x.*"))
@@ -286,6 +291,25 @@ def test_every_obstacle_is_reported_at_once() -> None:
     with pytest.raises(SynthesisRefused) as info:
         synth_source(loaded)
     assert sorted(n for n, _ in info.value.reasons) == ["also", "open_ended", "system S"]
+
+
+def test_reals_compare_with_the_language_tolerance() -> None:
+    loaded = _load("""\
+        spec reals version 1
+        tolerance 0.001
+
+        function clip(x: real) -> real
+            raises ValueError when x > 0.1
+            ensures: result == (if x >= 1 / 3 then x * 3 else x / 7)
+
+        function near(x: real, ys: list[real]) -> bool
+            ensures: result == (x == 1.0 or ys == [x] or x not in ys)
+    """)
+    source = synth_source(loaded)
+    assert "_REL_TOL = 0.001" in source
+    assert "if _real_lt(Fraction(\"0.1\"), x):" in source  # x > 0.1, with the tolerance
+    assert "_real_le(Fraction(1, 3), x) else x / 7" in source
+    assert _all_pass(_engine_statuses(loaded))
 
 
 # --------------------------------------------------------------------------- against the evaluator
