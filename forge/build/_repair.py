@@ -216,15 +216,15 @@ class _Loop:
     request: GenerationRequest | None
     attempts: list[tuple[Attempt, Validation]] = field(default_factory=list)
     best: int | None = None
+    guarded: frozenset[str] = frozenset()
+    """Obligations some accepted best passed: a new best may fail none of them."""
 
     def record(self, attempt: Attempt, v: Validation) -> None:
         self.attempts.append((attempt, v))
-        if self.best is None:
+        kept = None if self.best is None else self.attempts[self.best][1]
+        if kept is None or (v.rank < kept.rank and not (v.failing & self.guarded)):
             self.best = len(self.attempts) - 1
-            return
-        kept = self.attempts[self.best][1]
-        if v.rank < kept.rank and not (v.failing & kept.passing):
-            self.best = len(self.attempts) - 1
+            self.guarded |= v.passing
 
     def stop_after(self, v: Validation) -> tuple[StopReason, str] | None:
         n = len(self.attempts)
@@ -249,7 +249,7 @@ class _Loop:
         message = v.message
         latest, lv = self.attempts[-1]
         if latest is not best:
-            lost = sorted(lv.failing & v.passing)
+            lost = sorted(lv.failing & self.guarded)
             why = f"it fails {', '.join(lost)}, which attempt {best.number} passed" if lost \
                 else f"it was no better ({lv.status}, {len(lv.failing)} failing)"
             message += f"\n(attempt {latest.number} was not kept: {why})"
