@@ -11,46 +11,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from derivative._errors import UsageError
+
+from ._publish import write_atomic
 
 
 def canonical_bytes(doc: Any) -> bytes:
     """The bytes every build file is written as: sorted keys, two-space indent, newline."""
     return (json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
-
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that a crash leaves the old file or the new one."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o644 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    fsync_dir(path.parent)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 class BuildFolder:
@@ -62,7 +34,14 @@ class BuildFolder:
 
     @classmethod
     def create(cls, path: Path) -> BuildFolder:
-        path.mkdir(parents=True, exist_ok=False)
+        """A new, empty build folder (an existing folder with files in it is refused)."""
+        if path.exists() and (not path.is_dir() or any(path.iterdir())):
+            raise UsageError(f"build folder {path} already exists and is not empty: "
+                             "choose another --out")
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create build folder {path}: {exc.strerror}") from exc
         return cls(path.resolve())
 
     def write_json(self, name: str, doc: dict[str, Any], depends: Sequence[str] = ()) -> str:

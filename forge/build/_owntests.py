@@ -41,7 +41,8 @@ def _test_functions(data: bytes) -> tuple[list[str], list[str]]:
         tree = ast.parse(data.decode("utf-8"))
     except (SyntaxError, UnicodeDecodeError, ValueError):
         return [], []
-    plain, needs = [], []
+    plain: list[str] = []
+    needs: list[str] = []
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
             a = node.args
@@ -102,8 +103,8 @@ def _run_module(sandbox: Any, rel: str, names: list[str]) -> list[OwnTest]:
         if result.ok:
             out.append(OwnTest(rel, name, "passed", ""))
         else:
-            exc = result.exc
-            what = (f"{exc.classes[0] if exc.classes else 'error'}: {exc.message}" if exc
-                    else result.detail or result.status)
+            raised = result.exc
+            what = (f"{raised.classes[0] if raised.classes else 'error'}: {raised.message}"
+                    if raised else result.detail or result.status)
             out.append(OwnTest(rel, name, "failed", what[:500]))
     return out

@@ -27,6 +27,7 @@ import re
 import secrets
 import shutil
 import tempfile
+import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,14 +50,15 @@ from ._generate import (
     CommandGenerator,
     GenerationRequest,
     GeneratorFailed,
-    normalised_ast_hash,
+    PathCandidate,
+    make_attempt,
 )
-from ._ledger import Ledger, LedgerRecord, default_state_dir
+from ._ledger import BuildStatus, Ledger, LedgerRecord, default_state_dir
 from ._options import BuildOptions
 from ._owntests import NOT_EVIDENCE, OwnTest, run_own_tests
-from ._package import in_toto_statement, make_package
+from ._package import in_toto_statement, make_package, result_predicate, wheel_name
 from ._publish import publish
-from ._repair import RepairResult, Validation, repair_loop
+from ._repair import RepairResult, Validation, failure_signature, repair_loop
 from ._synth import synthesize
 
 Progress = Callable[[str, str], None]
@@ -130,7 +132,8 @@ class _Build:
         self.progress = progress
         self.audit = audit
         c = info.contract
-        self.spec = {"name": c.name, "version": c.version, "sha256": contract_identity(c)}
+        self.spec: dict[str, Any] = {"name": c.name, "version": c.version,
+                                     "sha256": contract_identity(c)}
         self.build_id = secrets.token_hex(8)
         self.started_at = _utc()
         self.warnings: list[str] = []
@@ -153,10 +156,6 @@ class _Build:
     def freeze(self) -> None:
         """``build_spec.json``: the contract as it is judged, before any candidate."""
         self.ledger.recover()
-        self.ledger.begin(build_id=self.build_id, folder=self.folder.path,
-                          contract_name=self.spec["name"],
-                          contract_version=self.spec["version"],
-                          contract_sha256=self.spec["sha256"])
         changed = self.ledger.identity_changed(self.spec["name"], self.spec["version"],
                                                self.spec["sha256"])
         if changed:
@@ -244,6 +243,8 @@ class _NoCaller:
 class _Attempts(_Build):
     """Producing candidates and judging each one."""
 
+    judged: dict[int, Judged]
+
     def _binds(self) -> list[str]:
         from derivative._ast import BindDecl
 
@@ -260,7 +261,7 @@ class _Attempts(_Build):
     def validate(self, attempt: Attempt) -> Validation:
         """Every gate for one attempt; the ``Validation`` the repair loop reasons with."""
         judged = Judged(attempt, None, None)
-        self.judged.append(judged)
+        self.judged[attempt.number] = judged
         self.audit.executed(attempt.files)
         root = self._attempt_dir(attempt)
         module = self.module if attempt.origin != "path" else self.options.module
@@ -320,22 +321,13 @@ class _Attempts(_Build):
         passing = frozenset(o.id for o in obligations if o.status in ("passed", "vacuous"))
         cexs = [{"obligation": o.id, "input": o.counterexample, "message": o.explain()}
                 for o in obligations if o.status in ("failed", "unexercised")]
-        shape = sorted((o.id, _shape(o.counterexample)) for o in obligations
-                       if o.id in failing)
+        signature = failure_signature(failing, cexs)
+        if status in ("sandbox_policy_violation", "sandbox_unavailable"):
+            signature = hashlib.sha256(f"{status}:{reason}".encode()).hexdigest()[:16]
         judged.validation = Validation(
-            status=status, passing=passing, failing=failing,
-            signature=hashlib.sha256(repr((status, shape)).encode()).hexdigest()[:16],
+            status=status, passing=passing, failing=failing, signature=signature,
             counterexamples=cexs, message=reason)
         return judged.validation
-
-
-def _shape(value: object) -> object:
-    """A counterexample's shape (types and lengths, not values): the repair signature."""
-    if isinstance(value, dict):
-        return tuple(sorted((k, _shape(v)) for k, v in value.items()))
-    if isinstance(value, (list, tuple)):
-        return ("list", len(value))
-    return type(value).__name__
 
 
 def _gate(name: str, status: str, detail: str) -> dict[str, str]:
@@ -377,47 +369,40 @@ def _run_gates(run: RunReport) -> list[dict[str, str]]:
 
 
 class _Pipeline(_Attempts):
-    judged: list[Judged]
-
     def produce(self) -> RepairResult:
         """Candidates from the chosen source, judged, repaired within the budget."""
-        self.judged = []
+        self.judged = {}
         opts = self.options
+        request = GenerationRequest(contract=self.contract_doc, module=self.module, attempt=1)
         if opts.candidate is not None:
-            path = Path(opts.candidate)
-            files = _read_candidate(path)
-            first = Attempt(number=1, parent=None, files=files, origin="path", command=None,
-                            duration=0.0, ast_hash=normalised_ast_hash(files), stderr_tail="")
+            first = PathCandidate(opts.candidate).read()
             return repair_loop(first=lambda: first, regenerate=_no_regeneration,
                                validate=self.validate, max_repairs=0)
         if opts.synth:
-            files = self.synthesised
-            first = Attempt(number=1, parent=None, files=files, origin="synth", command=None,
-                            duration=0.0, ast_hash=normalised_ast_hash(files), stderr_tail="")
-            return repair_loop(first=lambda: first, regenerate=_no_regeneration,
+            made = make_attempt(self.synthesised, origin="synth", request=request)
+            return repair_loop(first=lambda: made, regenerate=_no_regeneration,
                                validate=self.validate, max_repairs=0)
         assert opts.generator is not None
         gen = CommandGenerator(list(opts.generator), timeout=opts.generator_timeout)
-        request = GenerationRequest(contract=self.contract_doc, module=self.module, attempt=1,
-                                    previous=None)
 
         def first_attempt() -> Attempt:
             self.progress("generate", f"attempt 1: {' '.join(opts.generator or ())}")
-            return gen.generate(request, self.work / "gen-1")
+            return gen.generate(request)
 
         def regenerate(req: GenerationRequest) -> Attempt:
             self.progress("repair", f"attempt {req.attempt}: asking the generator again")
-            return gen.generate(req, self.work / f"gen-{req.attempt}")
+            return gen.generate(req)
 
         return repair_loop(first=first_attempt, regenerate=regenerate, validate=self.validate,
-                           max_repairs=opts.max_repairs)
+                           max_repairs=opts.max_repairs, request=request)
 
     def artifacts(self, result: RepairResult) -> tuple[str, str, Judged | None]:
         """``code_artifact.json`` and ``validation_artifact.json``; the final status."""
         self.folder.write_json("code_artifact.json", {
             "format": "derivative.code-artifact/v1", **result.code_artifact(),
         }, ["build_spec.json"])
-        best = self.judged[result.best] if result.best is not None and self.judged else None
+        chosen = result.best_attempt
+        best = self.judged.get(chosen[0].number) if chosen is not None else None
         if best is None or best.validation is None:
             status, reason = "validation_failed", f"no candidate was judged ({result.stop_reason})"
         else:
@@ -428,7 +413,7 @@ class _Pipeline(_Attempts):
             "status": status,
             "stop_reason": result.stop_reason,
             "best_attempt": best.attempt.number if best else None,
-            "attempts": [_judged_json(j) for j in self.judged],
+            "attempts": [_judged_json(j) for _, j in sorted(self.judged.items())],
             "unknowns": self.unknowns,
             "own_tests_are_evidence": False,
         }, deps)
@@ -445,12 +430,11 @@ class _Pipeline(_Attempts):
             subjects={r: hashlib.sha256(d).hexdigest() for r, d in files.items()},
             predicate=self._predicate(best))
         dist = module_name_for(best.layout.module)
-        tmp_dir = self.folder.path / ".package"
-        tmp_dir.mkdir(exist_ok=True)
-        path, digest = make_package(dest_dir=tmp_dir, dist_name=dist,
-                                    version=f"{self.spec['version']}", candidate_files=files,
-                                    evidence_files=evidence, statement=statement)
-        final = self.folder.path / path.name
+        version = f"{self.spec['version']}"
+        path, digest = make_package(dest_dir=self.folder.path, dist_name=dist, version=version,
+                                    candidate_files=files, evidence_files=evidence,
+                                    statement=statement)
+        final = self.folder.path / wheel_name(dist, version)
         self.folder.write_json("packaged_artifact.json", {
             "format": "derivative.packaged-artifact/v1",
             "package": {"path": str(final), "sha256": digest},
@@ -460,17 +444,15 @@ class _Pipeline(_Attempts):
 
     def _predicate(self, best: Judged) -> dict[str, Any]:
         assert best.validation is not None
-        return {
-            "result": "PASSED",
-            "passed": sorted(best.validation.passing),
-            "failed": sorted(best.validation.failing),
-            "contract": self.spec,
-            "gates": best.gates,
-            "outcome": "verified",
-            "tool": {"name": "derivative", "version": __version__},
-            "time": _utc(),
-            "evidence": dict(self.folder.digests),
-        }
+        evidence = {n: d for n, d in self.folder.digests.items() if n != "build_spec.json"
+                    and not n.startswith("candidates/")}
+        return result_predicate(
+            passed=sorted(best.validation.passing), failed=sorted(best.validation.failing),
+            contract_name=self.spec["name"], contract_version=self.spec["version"],
+            contract_sha256=self.spec["sha256"],
+            spec_sha256=self.folder.digests["build_spec.json"],
+            gates={g["gate"]: {"status": g["status"], "detail": g["detail"]} for g in best.gates},
+            outcome="verified", evidence=evidence)
 
 
 def _judged_json(j: Judged) -> dict[str, Any]:
@@ -488,15 +470,6 @@ def _judged_json(j: Judged) -> dict[str, Any]:
         "own_tests": {"note": NOT_EVIDENCE, "results": [t.to_json() for t in j.own_tests],
                       "receipts": [r.model_dump(mode="json") for r in j.own_receipts]},
     }
-
-
-def _read_candidate(path: Path) -> dict[str, bytes]:
-    if not path.exists():
-        raise UsageError(f"candidate {path} does not exist")
-    if path.is_file():
-        return {path.name: path.read_bytes()}
-    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*.py"))
-            if p.is_file() and not p.is_symlink() and "__pycache__" not in p.parts}
 
 
 def _no_regeneration(request: GenerationRequest) -> Attempt:  # pragma: no cover
@@ -535,20 +508,28 @@ def build(
         return report
 
 
+@dataclass(frozen=True)
+class _Loaded:
+    """What ``synthesize`` reads of a loaded contract."""
+
+    contract: Any
+    types: TypeInfo
+
+
 def synthesize_files(info: TypeInfo, options: BuildOptions) -> dict[str, bytes]:
     """``--synth``'s candidate (refused before anything is written, as bad input)."""
     module = options.module or module_name_for(info.contract.name)
-    return {f"{module}.py": _synth_source(info, module)}
-
-
-def _synth_source(info: TypeInfo, module: str) -> bytes:
-    files = synthesize(info)
-    if len(files) == 1:
-        return next(iter(files.values()))
-    return files[f"{module}.py"]
+    return synthesize(_Loaded(info.contract, info), module=module)
 
 
 def _run(b: _Pipeline) -> BuildReport:
+    with b.ledger.begin(build_id=b.build_id, folder=b.folder.path,
+                        contract_name=b.spec["name"], contract_version=b.spec["version"],
+                        contract_sha256=b.spec["sha256"]):
+        return _stages(b)
+
+
+def _stages(b: _Pipeline) -> BuildReport:
     b.freeze()
     infeasible = b.feasibility()
     if infeasible is not None:
@@ -584,7 +565,8 @@ def _finish(b: _Pipeline, status: str, reason: str, best: Judged | None,
     record = LedgerRecord(
         build_id=b.build_id, candidate_sha256=doc.candidate_sha256,
         contract_name=b.spec["name"], contract_version=b.spec["version"],
-        contract_sha256=b.spec["sha256"], status=status, reason=reason,
+        contract_sha256=b.spec["sha256"], status=typing.cast(BuildStatus, status),
+        reason=reason,
         started_at=b.started_at, finished_at=finished, folder=str(b.folder.path),
         package=str(package[1]) if package else None,
         package_sha256=package[2] if package else None,
