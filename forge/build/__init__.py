@@ -9,6 +9,7 @@ the names below.
 
 from __future__ import annotations
 
+from ._closure import judged_digest
 from ._documents import EXIT_CODES, OUTCOME_FORMAT, OutcomeDocument
 from ._generate import (
     GENERATION_REQUEST_FORMAT,
@@ -91,6 +92,7 @@ __all__ = [
     "default_state_dir",
     "failure_signature",
     "in_toto_statement",
+    "judged_digest",
     "make_attempt",
     "make_package",
     "module_name",

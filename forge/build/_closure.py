@@ -143,3 +143,15 @@ def stage(layout: Layout, names: Iterable[str], target: Path) -> Path:
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(layout.files[rel])
     return target
+
+
+def judged_digest(path: Path, module: str | None, binds: Iterable[str]) -> str:
+    """The digest a build records for a candidate (``candidate_sha256``): that of the judged
+    files as staged, so ``ledger status --candidate PATH`` names the same code."""
+    import tempfile
+
+    from ..sandbox import candidate_digest
+
+    layout = read_layout(path, module, binds)
+    with tempfile.TemporaryDirectory(prefix="derivative-digest-") as tmp:
+        return candidate_digest(stage(layout, layout.judged, Path(tmp) / "judged"))
