@@ -36,6 +36,7 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     "derivative.posture.v1.schema.json": ("derivative.forge.posture", "PostureVerdict"),
     "derivative.posture-policy.v1.schema.json": ("derivative.forge.posture", "Policy"),
     "derivative.run.v1.schema.json": ("derivative.forge.run", "RunDocument"),
+    "derivative.outcome.v1.schema.json": ("derivative.forge.build", "OutcomeDocument"),
 }
 """Every published schema: the file it is written to and the model it is generated from."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ._channel import ExploreBatch, SetupRef, WireOutcome
 from ._doctor import diagnose
 from ._image import DEFAULT_TAG, build_image
-from ._receipts import RunReceipt
+from ._receipts import RunReceipt, candidate_digest
 from ._sandbox import BackendName, Launcher, Limits, Sandbox, open_sandbox
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "SetupRef",
     "WireOutcome",
     "build_image",
+    "candidate_digest",
     "diagnose",
     "open_sandbox",
 ]

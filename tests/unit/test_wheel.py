@@ -28,12 +28,10 @@ LAYERS = ("grammar", "solver", "certificates", "forge")
 
 pytestmark = pytest.mark.slow
 
-_IGNORE = shutil.ignore_patterns(
+_IGNORE_ANYWHERE = shutil.ignore_patterns(
     ".git",
     "__pycache__",
     "*.pyc",
-    "build",
-    "dist",
     "*.egg-info",
     ".mypy_cache",
     ".ruff_cache",
@@ -43,10 +41,18 @@ _IGNORE = shutil.ignore_patterns(
 )
 
 
+def _ignore(folder: str, names: list[str]) -> set[str]:
+    """Build output is only the top-level ``build/`` and ``dist/``; ``forge/build`` is source."""
+    ignored = set(_IGNORE_ANYWHERE(folder, names))
+    if Path(folder) == ROOT:
+        ignored |= {"build", "dist"} & set(names)
+    return ignored
+
+
 @pytest.fixture(scope="module")
 def source_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dest = tmp_path_factory.mktemp("src") / "derivative-src"
-    shutil.copytree(ROOT, dest, symlinks=True, ignore=_IGNORE)
+    shutil.copytree(ROOT, dest, symlinks=True, ignore=_ignore)
     return dest
 
 

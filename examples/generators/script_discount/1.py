@@ -1,0 +1,25 @@
+"""Attempt 1 of a scripted generator: rounds the discount the wrong way."""
+
+import enum
+import re
+
+
+class Tier(enum.Enum):
+    basic = "basic"
+    silver = "silver"
+    gold = "gold"
+
+
+def discounted(price_cents: int, percent: int) -> int:
+    # Wrong: the contract floors the discount, this floors the price after it.
+    return price_cents * (100 - percent) // 100
+
+
+def tier_percent(tier: Tier) -> int:
+    return {Tier.gold: 10, Tier.silver: 5}.get(tier, 0)
+
+
+def parse_percent(text: str) -> int:
+    if not re.fullmatch("[0-9]+", text):
+        raise ValueError(f"not a percentage: {text!r}")
+    return int(text)
