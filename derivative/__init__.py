@@ -56,9 +56,19 @@ _EXPORTS: dict[str, str] = {
     "TestOptions": "derivative.forge.testing",
     "RunEvidence": "derivative.forge.testing",
     "VerifyResult": "derivative.certificates",
+    "build": "derivative.api",
+    "ledger_status": "derivative.api",
+    "BuildOptions": "derivative.forge.build",
+    "BuildReport": "derivative.forge.build",
+    "verify_package": "derivative.api",
+    # audit memory: one record per top-level call
+    "subscribe": "derivative._audit",
+    "unsubscribe": "derivative._audit",
 }
 
 __all__ = [
+    "BuildOptions",
+    "BuildReport",
     "CheckOptions",
     "CheckResult",
     "Contract",
@@ -77,22 +87,29 @@ __all__ = [
     "VerifyOptions",
     "VerifyResult",
     "__version__",
+    "build",
     "certify",
     "check",
     "contract_identity",
     "contract_json",
     "evaluate",
     "generate_tests",
+    "ledger_status",
     "load",
     "parse_text",
     "run_candidate",
     "run_tests",
+    "subscribe",
+    "unsubscribe",
     "verify_certificate",
+    "verify_package",
 ]
 
 if TYPE_CHECKING:  # static checkers see real imports; the runtime stays lazy
     from derivative._ast import Contract as Contract
     from derivative._ast import Obligation as Obligation
+    from derivative._audit import subscribe as subscribe
+    from derivative._audit import unsubscribe as unsubscribe
     from derivative._canon import contract_identity as contract_identity
     from derivative._errors import DerivativeError as DerivativeError
     from derivative._errors import ExitCode as ExitCode
@@ -103,16 +120,21 @@ if TYPE_CHECKING:  # static checkers see real imports; the runtime stays lazy
     from derivative._eval import evaluate as evaluate
     from derivative.api import LoadedContract as LoadedContract
     from derivative.api import VerifyOptions as VerifyOptions
+    from derivative.api import build as build
     from derivative.api import certify as certify
     from derivative.api import check as check
     from derivative.api import contract_json as contract_json
     from derivative.api import generate_tests as generate_tests
+    from derivative.api import ledger_status as ledger_status
     from derivative.api import load as load
     from derivative.api import parse_text as parse_text
     from derivative.api import run_candidate as run_candidate
     from derivative.api import run_tests as run_tests
     from derivative.api import verify_certificate as verify_certificate
+    from derivative.api import verify_package as verify_package
     from derivative.certificates import VerifyResult as VerifyResult
+    from derivative.forge.build import BuildOptions as BuildOptions
+    from derivative.forge.build import BuildReport as BuildReport
     from derivative.forge.run import RunOptions as RunOptions
     from derivative.forge.run import RunReport as RunReport
     from derivative.forge.testing import RunEvidence as RunEvidence

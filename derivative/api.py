@@ -48,12 +48,14 @@ from derivative._ast import (
     StrType,
     TypeRef,
 )
+from derivative._audit import audited
 from derivative._canon import contract_identity
 from derivative._errors import UsageError
 
 if TYPE_CHECKING:
     from derivative._typecheck import TypeInfo
     from derivative.certificates import Certificate, VerifyResult
+    from derivative.forge.build import BuildOptions, BuildReport, LedgerAnswer, PackageCheck
     from derivative.forge.run import RunOptions, RunReport
     from derivative.forge.testing import RunEvidence, TestOptions
     from derivative.solver import CheckOptions, CheckResult
@@ -158,7 +160,11 @@ def check(loaded: LoadedContract, options: CheckOptions | None = None) -> CheckR
     """
     from derivative import solver
 
-    return solver.check(loaded.contract, loaded.types, options or solver.CheckOptions())
+    with audited("check") as call:
+        call.contract = _identity(loaded)
+        result = solver.check(loaded.contract, loaded.types, options or solver.CheckOptions())
+        call.outcome = {"status": result.status}
+        return result
 
 
 def certify(loaded: LoadedContract, result: CheckResult) -> CheckResult:
@@ -191,7 +197,86 @@ def run_candidate(loaded: LoadedContract, options: RunOptions) -> RunReport:
     _at_least_one_example(options.examples)
     from derivative.forge import run
 
-    return run.run_candidate(loaded.types, options)
+    with audited("run") as call:
+        call.contract = _identity(loaded)
+        call.executed(_candidate_files(options.candidate))
+        report = run.run_candidate(loaded.types, options)
+        call.outcome = {"status": report.status, "reason": report.reason}
+        return report
+
+
+def build(
+    loaded: LoadedContract, options: BuildOptions, *,
+    progress: Callable[[str, str], None] | None = None,
+) -> BuildReport:
+    """Decide whether a candidate may be packaged (``derivative build``).
+
+    The report's ``status`` is ``verified``, ``validation_failed``, ``infeasible_proven``,
+    ``sandbox_unavailable`` or ``sandbox_policy_violation``; ``folder`` is the build folder,
+    ``package`` the wheel of a verified build, ``outcome`` the ``derivative.outcome/v1``
+    document and ``exit_code`` the CLI's. Raises ``UsageError`` (or ``SynthesisRefused``)
+    for bad input, before anything is written. ``progress(gate, detail)`` is called as each
+    gate starts.
+    """
+    _at_least_one_example(options.examples)
+    from pathlib import Path
+
+    from derivative.forge import build as builder
+
+    files = [Path(f.path) for f in loaded.contract.files if os.path.isfile(f.path)]
+    return builder.build(loaded.types, options, contract_doc=contract_json(loaded),
+                         spec_files=files, progress=progress)
+
+
+def ledger_status(
+    loaded: LoadedContract, candidate: str, *, module: str | None = None,
+    state: str | None = None,
+) -> LedgerAnswer:
+    """Whether ``candidate`` was verified against this contract (``derivative ledger
+    status``): against this exact version, only against an older one, or never."""
+    from pathlib import Path
+
+    from derivative.forge import build as builder
+
+    binds = [d.target.partition(":")[0] for d in loaded.contract.declarations
+             if d.kind == "bind"]
+    digest = builder.judged_digest(Path(candidate), module or _default_module(candidate),
+                                   binds)
+    ledger = builder.Ledger(Path(state) if state else builder.default_state_dir())
+    return ledger.status(contract_name=loaded.name, contract_version=loaded.version,
+                         contract_sha256=loaded.identity, candidate_sha256=digest)
+
+
+def verify_package(path: SpecPath) -> PackageCheck:
+    """Re-check a verified build's package (``derivative package verify``): every digest of
+    its RECORD, its in-toto statement, its evidence and its contract identity."""
+    from pathlib import Path
+
+    from derivative.forge import build as builder
+
+    return builder.verify_package(Path(path))
+
+
+def _default_module(candidate: str) -> str | None:
+    return os.path.splitext(os.path.basename(candidate))[0] if candidate.endswith(".py") \
+        else None
+
+
+def _identity(loaded: LoadedContract) -> dict[str, Any]:
+    return {"name": loaded.name, "version": loaded.version, "sha256": loaded.identity}
+
+
+def _candidate_files(path: str) -> dict[str, bytes]:
+    """The candidate's Python files as they are on disk (what an audit record quotes)."""
+    from pathlib import Path
+
+    root = Path(path)
+    if root.is_file():
+        return {root.name: root.read_bytes()}
+    if not root.is_dir():
+        return {}
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.py"))
+            if p.is_file() and not p.is_symlink()}
 
 
 def generate_tests(loaded: LoadedContract, options: TestOptions) -> str:

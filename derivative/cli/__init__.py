@@ -25,8 +25,11 @@ from typing import TextIO
 from derivative._errors import DerivativeError, ExitCode, InternalError
 
 from . import (
+    _build,
     _certificate,
     _check,
+    _ledger,
+    _package,
     _parse,
     _run,
     _sandbox,
@@ -56,6 +59,11 @@ COMMANDS: tuple[Command, ...] = (
             _sandbox.doctor_arguments, _sandbox.run_doctor),
     Command(("tests",), _tests.HELP, _tests.arguments, _tests.run),
     Command(("run",), _run.HELP, _run.arguments, _run.run),
+    Command(("build",), _build.HELP, _build.arguments, _build.run),
+    Command(("package", "verify"), _package.HELP, _package.arguments, _package.run),
+    Command(("ledger", "status"), _ledger.STATUS_HELP, _ledger.status_arguments,
+            _ledger.run_status),
+    Command(("ledger", "log"), _ledger.LOG_HELP, _ledger.log_arguments, _ledger.run_log),
     Command(("certificate", "verify"), _certificate.HELP, _certificate.arguments,
             _certificate.run),
     Command(("validate-code",), _validate_code.HELP, _validate_code.arguments,
@@ -66,6 +74,8 @@ COMMANDS: tuple[Command, ...] = (
 GROUPS: dict[tuple[str, ...], str] = {
     ("certificate",): "work with infeasibility certificates",
     ("sandbox",): _sandbox.GROUP_HELP,
+    ("package",): _package.GROUP_HELP,
+    ("ledger",): _ledger.GROUP_HELP,
 }
 """Help texts of command groups (the first words of multi-word commands)."""
 

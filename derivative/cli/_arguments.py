@@ -10,13 +10,16 @@ heavy layers, so they are imported when a command declares its arguments, never 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 
 __all__ = [
+    "add_events",
     "add_examples",
     "add_policy",
     "add_seed",
     "add_specs",
+    "events_to",
     "example_count",
     "positive_int",
     "positive_seconds",
@@ -77,3 +80,18 @@ def add_policy(p: argparse.ArgumentParser, help_text: str) -> None:
     from derivative.forge.posture import DEFAULT_POLICY
 
     p.add_argument("--policy", default=DEFAULT_POLICY, metavar="NAME|FILE", help=help_text)
+
+
+def add_events(p: argparse.ArgumentParser) -> None:
+    """``--events FILE``: append the call's audit record as a JSON line."""
+    p.add_argument("--events", default=None, metavar="FILE",
+                   help="append one audit record of this call (JSON lines) to FILE")
+
+
+def events_to(path: str | None) -> contextlib.AbstractContextManager[None]:
+    """Deliver the call's audit record to ``path`` (a no-op without one)."""
+    if path is None:
+        return contextlib.nullcontext()
+    from derivative._audit import emit_to
+
+    return emit_to(path)

@@ -22,7 +22,7 @@ from typing import TextIO
 from derivative import api
 from derivative._errors import ExitCode, UsageError, exit_code_for
 
-from ._arguments import add_specs, positive_int, positive_seconds
+from ._arguments import add_events, add_specs, events_to, positive_int, positive_seconds
 
 HELP = "decide whether a requirement set can hold; prove it when it cannot"
 
@@ -32,6 +32,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
     add_specs(p)
     p.add_argument("--json", action="store_true", help="print derivative.check/v1 JSON")
+    add_events(p)
     p.add_argument(
         "--format", choices=("text", "json", "sarif"), default=None, help="output format"
     )
@@ -98,7 +99,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         all_cores=bool(args.all_cores),
         redundancy=bool(args.redundancy),
     )
-    result = api.check(loaded, options)
+    with events_to(args.events):
+        result = api.check(loaded, options)
     # The JSON document carries the certificate object itself (CERTIFICATES.md §3), so a
     # JSON report of an infeasible set always builds one, re-checks included.
     if result.status == "infeasible_proven" and (args.certificate or fmt == "json"):

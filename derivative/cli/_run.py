@@ -24,7 +24,15 @@ from typing import TextIO
 from derivative import api
 from derivative._errors import UsageError
 
-from ._arguments import add_examples, add_policy, add_seed, add_specs, positive_seconds
+from ._arguments import (
+    add_events,
+    add_examples,
+    add_policy,
+    add_seed,
+    add_specs,
+    events_to,
+    positive_seconds,
+)
 
 HELP = "run an untrusted implementation in a sandbox and judge it against a requirement set"
 
@@ -45,6 +53,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
     add_examples(p, RunOptions.examples)
     p.add_argument("--json", action="store_true", help="print the derivative.run/v1 document")
     add_seed(p, "a random seed (default: derandomised, the same inputs every run)")
+    add_events(p)
     p.add_argument("--call-timeout", type=positive_seconds, default=Limits.call_timeout,
                    metavar="S",
                    help=f"wall-clock seconds per call (default {Limits.call_timeout:g}); a call "
@@ -70,7 +79,8 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         limits=Limits(call_timeout=args.call_timeout, run_timeout=args.run_timeout),
         image=args.image,
     )
-    report = api.run_candidate(loaded, options)
+    with events_to(args.events):
+        report = api.run_candidate(loaded, options)
     if args.json:
         stdout.write(json.dumps(report.to_json(), indent=2, sort_keys=True,
                                 ensure_ascii=False) + "\n")
