@@ -190,7 +190,7 @@ def run_one(case: str, index: int, examples: int) -> dict[str, object]:
     """Run the engine on one mutant (in this process); the verdict as JSON-able data."""
     sys.path.insert(0, str(ROOT))
     from derivative.api import load
-    from derivative.forge.testing._engine import Engine, EngineOptions, InProcessCaller, load_target
+    from derivative.forge.testing import Engine, EngineOptions, InProcessCaller, load_target
 
     source = (CORPUS / case / "correct.py").read_text(encoding="utf-8")
     text, line, change = mutate(source, index)

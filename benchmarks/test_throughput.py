@@ -168,7 +168,7 @@ def measure_examples_per_second() -> list[dict[str, Any]]:
 
 def measure_engine(case: str, examples: int = N) -> float:
     """Examples per second of the in-process engine on a whole spec (for the record)."""
-    from derivative.forge.testing._engine import Engine, EngineOptions, InProcessCaller, load_target
+    from derivative.forge.testing import Engine, EngineOptions, InProcessCaller, load_target
 
     info = load([CORPUS / case / "spec.req"]).types
     module = load_target(str(CORPUS / case / "correct.py"))

@@ -1,6 +1,15 @@
 # derivative: stdlib-only
 """Deterministic, systematic exploration of thread interleavings (standard library only).
 
+**One file, on purpose.**  The explorer is one unit staged as one file: the sandbox copies
+it beside the worker, and the worker loads it by path (``spec_from_file_location`` under a
+private module name) only when an ``explore`` request arrives, because inside the sandbox
+the candidate's folder is first on ``sys.path`` and ``sys.modules`` is the candidate's to
+change.  Split, its parts would have to find each other the same way, each one more file
+to stage, load by path and keep from being shadowed.  The testing room imports the same
+file in process (``forge.inside.explorer``).  The file is long but in sections: results,
+the code index, the scheduler, cooperative primitives, patching, the search and traces.
+
 Why this exists: a count invariant such as "at most one successful reset per token" is
 broken by a check-then-set race that a barrier stress test almost never hits under the
 GIL (PRIOR_ART.md, "Concurrency").  This module runs N thread bodies against a fresh
@@ -41,7 +50,8 @@ Use::
     The same search, one ``Run`` per schedule (``schedule``, ``results``, ``obj``,
     ``preemptions``, ``deadlock``, ``aborted``, ``stalls``, ``exhausted``, ``summary()``,
     ``trace_text()``); the caller judges each run itself and stops iterating when it
-    has seen enough.  This is the form for the test engine (``forge/testing/_engine.py``).
+    has seen enough.  This is the form for the test engine (``forge/testing/_inprocess.py``)
+    and the sandbox worker.
 
 ``replay(setup, bodies, schedule, **options) -> Run``
     Runs exactly one schedule (a ``Schedule`` or its text, ``Schedule.parse``).

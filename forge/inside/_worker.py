@@ -1,6 +1,15 @@
 # derivative: stdlib-only
 """The sandbox worker: imports a candidate and answers calls over a framed channel.
 
+**One file, on purpose.**  The worker is one trust unit and is staged as one file.  It
+runs as ``python -I -S worker.py``, which puts no folder on ``sys.path``: a second file
+could only be loaded by path, through import machinery and a ``sys.modules`` that the
+candidate shares and may rebind, or executed into a namespace of its own that would need
+its own copy of the pins (below).  Whole, the pins are bound once, in one set of module
+globals, before the candidate is imported, and the host stages two files it can name
+(this one and the explorer).  The file is long but in sections: pins, the channel,
+values, output, exploration, requests, the isolation set-up and the entry point.
+
 This file runs *inside* the sandbox, as a script (``python -I -S _worker.py CANDIDATE_DIR
 MODULE --fds R,W`` or ``... --stdio``), in whatever Python >= 3.10 the sandbox offers.  It
 therefore imports nothing but the standard library: the project is not installed in the
@@ -559,9 +568,6 @@ OUTPUT: OutputBudget | None = None
 """The budget of the streams installed by ``_redirect_output``."""
 
 
-# --------------------------------------------------------------------------- requests
-
-
 # --------------------------------------------------------------------------- exploration
 
 
@@ -752,6 +758,9 @@ class Exploration:
                 runs.close()  # the explorer's own clean-up (its threads, its monitor)
             except BaseException:
                 return
+
+
+# --------------------------------------------------------------------------- requests
 
 
 def _number(value: Any, what: str, low: float, high: float) -> float:
@@ -1260,18 +1269,7 @@ def setup(worker: Worker, request: dict[str, Any]) -> int | None:
     libc = _libc()
     done: list[str] = []
     errors: list[str] = []
-    namespaces: tuple[str, ...] = ()
-    if cfg.get("namespaces"):
-        attempts: list[tuple[str, ...]] = [("user", "mount", "network", "pid", "ipc", "uts")]
-        if os.geteuid() == 0:
-            attempts.append(("mount", "network", "pid", "ipc", "uts"))
-        for names in attempts:
-            try:
-                _unshare(libc, names)
-                namespaces = names
-                break
-            except SetupError as exc:
-                errors.append(str(exc))
+    namespaces = _new_namespaces(libc, cfg, errors)
     user_ns = "user" in namespaces
     awaiting_map = user_ns and bool(cfg.get("map_by_host"))
     worker.reply(rid, {"stage": "unshared", "namespaces": list(namespaces), "errors": errors,
@@ -1286,26 +1284,9 @@ def setup(worker: Worker, request: dict[str, Any]) -> int | None:
         _write("/proc/self/uid_map", f"0 {uid} 1\n")
         _write("/proc/self/gid_map", f"0 {gid} 1\n")
     if "pid" in namespaces:
-        release_r, release_w = os.pipe()
-        child = os.fork()
-        if child:
-            os.close(release_r)
-            worker.reply(rid, {"stage": "forked", "pid": child})
-            os.close(release_w)
-            os.close(channel.rfd)
-            os.close(channel.wfd)
-            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                signal.signal(sig, signal.SIG_IGN)
-            while True:
-                try:
-                    _, status = os.waitpid(child, 0)
-                    break
-                except ChildProcessError:
-                    return 0
-            return os.waitstatus_to_exitcode(status)
-        os.close(release_w)
-        os.read(release_r, 1)
-        os.close(release_r)
+        code = _become_pid_one(worker, rid)
+        if code is not None:
+            return code
     done.extend(f"namespace:{n}" for n in namespaces)
     if namespaces and "mount" in namespaces and cfg.get("mountpoint"):
         try:
@@ -1317,6 +1298,63 @@ def setup(worker: Worker, request: dict[str, Any]) -> int | None:
             return 4
     elif cfg.get("workdir"):
         os.chdir(cfg["workdir"])
+    done.extend(_confine(libc, cfg, namespaces, user_ns))
+    worker.reply(rid, {"stage": "ready", "isolation": done, "errors": errors,
+                       "python": sys.version.split()[0], "uid": os.getuid()})
+    return None
+
+
+def _new_namespaces(libc: Any, cfg: dict[str, Any], errors: list[str]) -> tuple[str, ...]:
+    """Unshare every namespace (as root, all but the user namespace if that fails); the
+    names of the new ones, none if not asked or nothing worked (``errors`` says why)."""
+    if not cfg.get("namespaces"):
+        return ()
+    attempts: list[tuple[str, ...]] = [("user", "mount", "network", "pid", "ipc", "uts")]
+    if os.geteuid() == 0:
+        attempts.append(("mount", "network", "pid", "ipc", "uts"))
+    for names in attempts:
+        try:
+            _unshare(libc, names)
+            return names
+        except SetupError as exc:
+            errors.append(str(exc))
+    return ()
+
+
+def _become_pid_one(worker: Worker, rid: Any) -> int | None:
+    """Fork, so that the child is PID 1 of the new PID namespace.
+
+    The parent reports the child's pid, lets go of the channel, ignores the signals a
+    terminal or the host would send and waits: its exit code is the child's (returned).
+    The child goes on (None) once the parent has reported."""
+    channel = worker.channel
+    release_r, release_w = os.pipe()
+    child = os.fork()
+    if child:
+        os.close(release_r)
+        worker.reply(rid, {"stage": "forked", "pid": child})
+        os.close(release_w)
+        os.close(channel.rfd)
+        os.close(channel.wfd)
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+        while True:
+            try:
+                _, status = os.waitpid(child, 0)
+                break
+            except ChildProcessError:
+                return 0
+        return os.waitstatus_to_exitcode(status)
+    os.close(release_w)
+    os.read(release_r, 1)
+    os.close(release_r)
+    return None
+
+
+def _confine(libc: Any, cfg: dict[str, Any], namespaces: tuple[str, ...],
+             user_ns: bool) -> list[str]:
+    """The last steps before the candidate may be imported: host name, umask, output
+    bounded and away from the channel, the drop to the unprivileged id, the limits."""
     if "uts" in namespaces:
         libc.sethostname(b"sandbox", len(b"sandbox"))
     os.umask(0o077)
@@ -1325,11 +1363,9 @@ def setup(worker: Worker, request: dict[str, Any]) -> int | None:
     cap = cfg.get("output_cap")
     _redirect_output(int(log_fd) if isinstance(log_fd, int) else None,
                      cap if type(cap) is int and cap >= 0 else OUTPUT_CAP)
-    done.extend(_drop_privileges(libc, cfg, user_ns))
+    done = _drop_privileges(libc, cfg, user_ns)
     done.extend(_apply_rlimits(cfg.get("rlimits") or {}))
-    worker.reply(rid, {"stage": "ready", "isolation": done, "errors": errors,
-                       "python": sys.version.split()[0], "uid": os.getuid()})
-    return None
+    return done
 
 
 # --------------------------------------------------------------------------- entry point

@@ -7,19 +7,11 @@ sandboxed caller lives in ``forge.run``.  Other rooms import only the names belo
 
 from __future__ import annotations
 
-from ._engine import (
-    Caller,
-    ConcurrentCaller,
-    Engine,
-    EngineError,
-    EngineOptions,
-    InProcessCaller,
-    Interleaving,
-    Ref,
-    count_checks,
-    load_target,
-)
+from ._callers import Caller, ConcurrentCaller, EngineError, Interleaving, Ref
+from ._counting import count_checks
+from ._engine import Engine, EngineOptions
 from ._evidence import ObligationEvidence, RunEvidence
+from ._inprocess import InProcessCaller, load_target
 from ._options import TestOptions
 from ._oracle import Outcome, Raised
 from ._strategies import REAL_LIMIT, Box, analyse, apply_alphabet, fold_length, spec_alphabet

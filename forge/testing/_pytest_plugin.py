@@ -66,7 +66,8 @@ class _State:
         from derivative import grammar
         from derivative._typecheck import check
 
-        from ._engine import Engine, EngineOptions, InProcessCaller, load_target
+        from ._engine import Engine, EngineOptions
+        from ._inprocess import InProcessCaller, load_target
 
         specs = config.getoption("req")
         target = config.getoption("req_target")

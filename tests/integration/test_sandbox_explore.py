@@ -45,7 +45,7 @@ from derivative.forge.sandbox._sandbox import (
     Staged,
     open_sandbox,
 )
-from derivative.forge.testing._engine import (
+from derivative.forge.testing import (
     ConcurrentCaller,
     Engine,
     EngineOptions,

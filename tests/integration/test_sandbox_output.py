@@ -24,7 +24,7 @@ from derivative.api import parse_text
 from derivative.forge.run import SandboxCaller
 from derivative.forge.sandbox._process import ProcessLauncher
 from derivative.forge.sandbox._sandbox import Launcher, Limits, Sandbox, open_sandbox
-from derivative.forge.testing._engine import Engine, EngineOptions
+from derivative.forge.testing import Engine, EngineOptions
 from derivative.solver._boundary import clear_cache
 
 pytestmark = pytest.mark.slow

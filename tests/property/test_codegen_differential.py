@@ -24,7 +24,8 @@ from derivative._eval import Evaluator
 from derivative._printer import to_source
 from derivative._types import BOOL, DATE, INT, REAL, STR, TList, Ty
 from derivative._values import UNDEFINED, EnumValue
-from derivative.forge.codegen._generate import PyCompiler, py_value, pyname, runtime
+from derivative.forge.codegen._embed import runtime
+from derivative.forge.codegen._python import PyCompiler, py_value, pyname
 from tests.property._exprgen import COLOR, DEFAULT_VARS, exprs_with_envs
 
 RT = runtime()

@@ -18,8 +18,10 @@ from pathlib import Path
 import pytest
 
 from derivative.api import load
-from derivative.forge.codegen._generate import generate_module, pyname, relative_target
+from derivative.forge.codegen._embed import RUNTIME_FILE, runtime_source, strip_annotations
+from derivative.forge.codegen._generate import generate_module, relative_target
 from derivative.forge.codegen._generate import test_name as name_of_test
+from derivative.forge.codegen._python import pyname
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus"
@@ -160,6 +162,42 @@ def test_names() -> None:
     assert name_of_test("a-b") == "test_a_b"
     assert relative_target("pkg.mod", "/x/out.py") == "pkg.mod"
     assert relative_target("/a/b/impl.py", "/a/tests/test_x.py") == "../b/impl.py"
+
+
+class _Unannotate(ast.NodeTransformer):
+    """What taking the annotations out must amount to, on the syntax tree."""
+
+    def visit_arg(self, node: ast.arg) -> ast.arg:
+        node.annotation = None
+        return node
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        self.generic_visit(node)
+        node.returns = None
+        return node
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.Assign:
+        assert node.value is not None, "an annotation without a value cannot be taken out"
+        return ast.Assign(targets=[node.target], value=node.value)
+
+
+def test_the_carried_runtime_is_the_runtime_module_without_annotations() -> None:
+    text = RUNTIME_FILE.read_text(encoding="utf-8")
+    _, marker, body = text.partition("RUNTIME STARTS\n")
+    assert marker
+    expected = _Unannotate().visit(ast.parse(body))
+    assert ast.dump(ast.parse(runtime_source())) == ast.dump(expected)
+    assert strip_annotations(
+        "def f(a: int, /, b: str = 'x', *c: int, d: int = 1, **e: object) -> None:\n"
+        "    x: int = a  # kept\n"
+        "    def g(\n        y: int,\n    ) -> int:\n        return y\n"
+        "    return None\n"
+    ) == (
+        "def f(a, /, b='x', *c, d=1, **e):\n"
+        "    x = a  # kept\n"
+        "    def g(y):\n        return y\n"
+        "    return None\n"
+    )
 
 
 # --------------------------------------------------------------------------- the plugin

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from derivative.api import load
-from derivative.forge.testing._engine import Engine, EngineOptions, InProcessCaller, load_target
+from derivative.forge.testing import Engine, EngineOptions, InProcessCaller, load_target
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 CASES = sorted(p.name for p in CORPUS.iterdir() if (p / "spec.req").is_file())

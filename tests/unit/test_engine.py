@@ -25,11 +25,14 @@ import pytest
 from derivative._values import EnumValue
 from derivative.api import parse_text
 from derivative.forge.run import SandboxCaller
-from derivative.forge.testing import _engine
-from derivative.forge.testing._engine import (
+from derivative.forge.testing import (
+    Caller,
+    ConcurrentCaller,
     Engine,
+    EngineError,
     EngineOptions,
     InProcessCaller,
+    _engine,
     count_checks,
     load_target,
 )
@@ -85,9 +88,9 @@ def test_the_in_process_caller_converts_values_both_ways() -> None:
 
 
 def test_the_caller_protocol_is_what_the_engine_needs() -> None:
-    assert isinstance(InProcessCaller(types.ModuleType("m")), _engine.Caller)
-    assert isinstance(InProcessCaller(types.ModuleType("m")), _engine.ConcurrentCaller)
-    assert isinstance(SandboxCaller(object()), _engine.Caller)
+    assert isinstance(InProcessCaller(types.ModuleType("m")), Caller)
+    assert isinstance(InProcessCaller(types.ModuleType("m")), ConcurrentCaller)
+    assert isinstance(SandboxCaller(object()), Caller)
 
 
 @dataclass
@@ -140,7 +143,7 @@ def test_load_target_from_a_file_and_by_module_name(tmp_path: Path) -> None:
         assert load_target("impl_mod_x").f(3) == 3
     finally:
         sys.path.remove(str(tmp_path))
-    with pytest.raises(_engine.EngineError):
+    with pytest.raises(EngineError):
         load_target(str(tmp_path / "missing_module_y"))
 
 

@@ -1,0 +1,161 @@
+"""Names and imports in one posture analysis.
+
+``import_policy``, ``reflection`` and ``recursive_control`` at imports (the allow-list, its
+members, reflection and code-generation modules, relative and wildcard imports), and
+``builtin_policy``, ``name_resolution`` and ``reflection`` at names: forbidden builtins
+(refused even when rebound at module or class level, which may not have run yet),
+reserved names, and every alias of a forbidden object reported at its place of use.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ._model import Strategy
+from ._scope import BUILTIN_NAMES, BUILTINS_NS, Binding, Sym
+from ._symbols import _Symbols
+
+__all__: list[str] = []
+
+
+class _Names(_Symbols):
+    """Imports and names (see the module docstring)."""
+
+    def check_module_import(self, module: str, where: ast.AST) -> None:
+        if self.is_local(module):
+            return
+        if not self.module_allowed(module):
+            self.report(
+                "import_policy",
+                where,
+                f"module {module} is not in the allow-list of policy {self.policy.name}",
+            )
+        reason = self.reflection_reason(module)
+        if reason is not None:
+            self.report("reflection", where, f"imports {module}: {reason}")
+        reason = self.codegen_reason(module)
+        if reason is not None:
+            self.report("recursive_control", where, f"imports {module}: {reason}")
+
+    def check_import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self.check_module_import(alias.name, alias)
+            if alias.asname in self.policy.reserved_names:
+                self.report("name_resolution", alias, f"imports a module as {alias.asname}")
+
+    def check_import_from(self, node: ast.ImportFrom) -> None:
+        p = self.policy
+        if node.level:
+            if not p.relative_imports:
+                shown = "." * node.level + (node.module or "")
+                self.report(
+                    "import_policy",
+                    node,
+                    f"relative import from {shown}: the policy refuses relative imports "
+                    "(import the candidate's own modules by absolute name)",
+                )
+            return
+        module = node.module or ""
+        self.check_module_import(module, node)
+        for alias in node.names:
+            if alias.name == "*":
+                if not p.wildcard_imports:
+                    self.report(
+                        "import_policy",
+                        alias,
+                        f"wildcard import from {module} hides which names are used",
+                    )
+                continue
+            full = f"{module}.{alias.name}"
+            if alias.asname in p.reserved_names:
+                self.report("name_resolution", alias, f"imports {full} as {alias.asname}")
+            if module == "builtins" or self.is_local(module):
+                continue
+            if self.module_allowed(module) and not self.member_allowed(module, alias.name):
+                self.report("import_policy", alias, self.member_message(module, alias.name))
+            if self.is_module_name(full):
+                self.check_module_import(full, alias)
+                continue
+            reason = p.reflection_members.get(full)
+            if reason is not None:
+                self.report("reflection", alias, f"imports {full}: {reason}")
+            reason = p.code_generation_members.get(full)
+            if reason is not None:
+                self.report("recursive_control", alias, f"imports {full}: {reason}")
+
+    def check_name(self, node: ast.Name) -> None:
+        p = self.policy
+        name = node.id
+        if name in p.reserved_names:
+            self.report("name_resolution", node, f"{name}: {p.reserved_names[name]}")
+        if not isinstance(node.ctx, ast.Load):
+            return
+        scope = self.scope(node)
+        bindings, fallback = self.resolve(scope, name)
+        in_call = id(node) in self._call_funcs
+        if fallback and name in BUILTIN_NAMES | p.forbidden_builtins.keys():
+            note = ""
+            if bindings:
+                note = (
+                    f" (its binding at line {bindings[0].line} is at module or class level and "
+                    "may not have run yet, so the builtin is still reachable; use another name)"
+                )
+            if name == "__import__":
+                why = p.forbidden_builtins.get(name, "imports modules by computed name")
+                self.report("import_policy", node, f"__import__: {why}{note}")
+            elif name in p.forbidden_builtins:
+                self.report("builtin_policy", node, f"{name}: {p.forbidden_builtins[name]}{note}")
+            if name in p.dynamic_attribute_functions and not in_call:
+                self.report(
+                    "builtin_policy",
+                    node,
+                    f"{name} is used as a value, so its attribute name cannot be checked",
+                )
+        grouped: dict[tuple[Strategy, str], tuple[set[str], set[int]]] = {}
+        for binding in bindings:
+            for sym in self.binding_syms(binding, 0):
+                for strategy, what, reason in self.alias_problems(binding, sym, in_call):
+                    whats, lines = grouped.setdefault((strategy, reason), (set(), set()))
+                    whats.add(what)
+                    lines.add(binding.line)
+        for (strategy, reason), (whats, lines) in sorted(grouped.items()):
+            listed = sorted(whats)
+            what = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " or " + listed[-1]
+            at = ", ".join(str(n) for n in sorted(lines))
+            plural = "s" if len(lines) > 1 else ""
+            self.report(strategy, node, f"{name} is {what} (bound at line{plural} {at}): {reason}")
+
+    def alias_problems(
+        self, binding: Binding, sym: Sym, in_call: bool
+    ) -> list[tuple[Strategy, str, str]]:
+        """What is wrong with using a name bound to ``sym``: (strategy, what, why) each."""
+        p = self.policy
+        if sym.kind == "builtin":
+            b = sym.name
+            reason = (
+                p.forbidden_builtins.get(b)
+                or p.code_generation_builtins.get(b)
+                or (p.dynamic_attribute_functions.get(b) if not in_call else None)
+            )
+            return [] if reason is None else [("name_resolution", f"the builtin {b}", reason)]
+        if sym == BUILTINS_NS:
+            strategy: Strategy = "reflection" if binding.kind == "import" else "name_resolution"
+            why = "every builtin, eval and open included, is an attribute of it"
+            return [(strategy, "the builtins namespace", why)]
+        dotted = sym.dotted
+        if self.is_local(dotted):
+            return []
+        what = f"module {dotted}" if sym.kind == "module" else dotted
+        reason = self.reflection_reason(dotted)
+        if reason is not None:
+            return [("reflection", what, reason)]
+        reason = self.codegen_reason(dotted)
+        if reason is not None:
+            return [("recursive_control", what, reason)]
+        out: list[tuple[Strategy, str, str]] = []
+        if not self.sym_allowed(sym):
+            out.append(("name_resolution", what, f"not allowed by policy {p.name}"))
+        if dotted in p.dynamic_attribute_functions and not in_call:
+            why = "used as a value, so its attribute name cannot be checked"
+            out.append(("attribute_access", what, why))
+        return out

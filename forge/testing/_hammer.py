@@ -1,0 +1,178 @@
+"""Hammering an upper-bounded count invariant of a system.
+
+The counted operation is called ``limit + 1`` times with one key: first in sequence on a
+fresh instance, then concurrently, one thread per call, under the deterministic
+interleaving explorer of a ``ConcurrentCaller``; the first interleaving that breaks the
+bound (or deadlocks) is reported with its schedule and trace.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from derivative._errors import DerivativeError
+
+from ._callers import ConcurrentCaller, Interleaving, Ref
+from ._counting import _CallRecord, _count_hit, _CountCheck, _ref_key
+from ._oracle import describe, describe_outcome, normalize
+from ._tracker import _StatefulFailure
+
+if TYPE_CHECKING:
+    from ._system import _SystemRunner
+
+__all__ = ["hammer"]
+
+
+def hammer(runner: _SystemRunner, c: _CountCheck) -> None:
+    """Call the counted operation ``limit + 1`` times with one key: in sequence,
+    then concurrently under the interleaving explorer."""
+    o = c.obligation
+    witness = runner.witnesses.get(o.id)
+    if witness is None:
+        runner.notes.setdefault(
+            o.id, f"no call of {c.count.op} was ever counted, so its bound was not hammered"
+        )
+        return
+    *before, last = witness
+    used = {_ref_key(v) for v in last.args.values()}
+    prefix = [r for r in before if r.op in runner.sources and _ref_key(r.result) in used]
+    times = max(c.limit + 1, 2)
+    # Sequentially on a fresh instance.
+    tracker = runner.new_tracker()
+    if not tracker.start():
+        return
+    try:
+        refs = tracker.replay(prefix)
+        if refs is None:
+            return
+        args = {k: refs.get(_ref_key(v), v) for k, v in last.args.items()}
+        for _ in range(times):
+            tracker.call(c.count.op, args, masked=runner.masked())
+        tracker.finish()
+        tracker.commit()
+    except _StatefulFailure as exc:
+        exc.record(runner)
+    if o.id in runner.inv_failures or not runner.engine.options.concurrency:
+        return
+    if not isinstance(runner.caller, ConcurrentCaller):
+        runner.notes.setdefault(o.id, "the caller cannot explore interleavings")
+        return
+    _concurrent(runner, c, prefix, last, times)
+
+
+_Calls = list[tuple[str, list[object]]]
+
+
+def _concurrent(
+    runner: _SystemRunner, c: _CountCheck, prefix: list[_CallRecord], last: _CallRecord,
+    times: int,
+) -> None:
+    """The interleavings of ``times`` (or ``--threads``) concurrent calls of ``last``."""
+    setup, calls = _scenario(runner, prefix, last, times)
+    o = c.obligation
+    explored = 0
+
+    def stop(run: Interleaving) -> bool:
+        nonlocal explored
+        explored += 1
+        return _violated(runner, c, setup, calls, run) is not None
+
+    try:
+        assert isinstance(runner.caller, ConcurrentCaller)
+        explored_runs = runner.caller.explore(
+            runner.name, setup, calls, runner.engine.options.interleavings, stop
+        )
+        for run in explored_runs:
+            why = _violated(runner, c, setup, calls, run)
+            runner.inv_inputs[o.id] += 1
+            if why is not None:
+                runner.inv_failures[o.id] = _failure(runner, c, prefix, calls, run, why)
+                break
+    except DerivativeError as exc:
+        runner.notes.setdefault(o.id, f"interleavings not explored: {exc}")
+    runner.explored[o.id] += explored
+    runner.engine.stats.setdefault(runner.name, {})[f"{o.id}:interleavings"] = explored
+
+
+def _scenario(
+    runner: _SystemRunner, prefix: list[_CallRecord], last: _CallRecord, times: int
+) -> tuple[_Calls, _Calls]:
+    """The set-up calls (the prefix, results as ``Ref``s) and one call per thread."""
+    setup: _Calls = []
+    by_name: dict[object, Ref] = {}
+    for i, rec in enumerate(prefix):
+        args = [by_name.get(_ref_key(v), v) for v in runner._args(rec.op, rec.args)]
+        setup.append((rec.op, args))
+        by_name[_ref_key(rec.result)] = Ref(i)
+    args = [by_name.get(_ref_key(v), v) for v in runner._args(last.op, last.args)]
+    threads = runner.engine.options.threads or times
+    calls = [(last.op, list(args)) for _ in range(max(threads, 2))]
+    return setup, calls
+
+
+def _violated(
+    runner: _SystemRunner, c: _CountCheck, setup: _Calls, calls: _Calls, run: Interleaving
+) -> str | None:
+    """What one interleaving broke (a deadlock, or the count's bound), or None."""
+    if run.deadlock:
+        return "deadlock: the calls never finished"
+    if any(out.raised is not None for out in run.setup):
+        return None
+    judge = runner.judges[c.count.op]
+    env_by_ref = [normalize(out.value, runner.judges[op].signature.returns)
+                  for (op, _), out in zip(setup, run.setup, strict=True)]
+    counted: dict[object, int] = {}
+    for (op, raw), out in zip(calls, run.outcomes, strict=True):
+        if out.raised is not None:
+            continue
+        values = {
+            p.name: (env_by_ref[a.index] if isinstance(a, Ref) else a)
+            for p, a in zip(runner.ops[op].params, raw, strict=True)
+        }
+        result = normalize(out.value, judge.signature.returns)
+        hit = _count_hit(runner.engine.evaluator, c.count, values, result, judge)
+        if hit is None:
+            continue
+        key = values.get(c.count.per) if c.count.per else None
+        counted[_ref_key(key)] = counted.get(_ref_key(key), 0) + (1 if hit else 0)
+    worst = max(counted.values(), default=0)
+    if not c.holds(worst):
+        return f"{c.describe()} broken: the count reached {worst}"
+    return None
+
+
+def _failure(
+    runner: _SystemRunner, c: _CountCheck, prefix: list[_CallRecord], calls: _Calls,
+    run: Interleaving, why: str,
+) -> dict[str, Any]:
+    """The counterexample of an interleaving that broke the invariant."""
+    o = c.obligation
+    lines = [f"{runner.name}() -> s"]
+    lines += [f"{r.text()}" for r in prefix]
+    for i, ((op, raw), out) in enumerate(zip(calls, run.outcomes, strict=True)):
+        shown = ", ".join(
+            f"{p.name}=" + (prefix[a.index].name if isinstance(a, Ref) else describe(a))
+            for p, a in zip(runner.ops[op].params, raw, strict=True)
+        )
+        lines.append(f"thread {i + 1}: s.{op}({shown}) -> {describe_outcome(out)}")
+    message = (
+        f"{o.id}" + (f' "{o.text}"' if o.text else "")
+        + f" ({o.file}:{o.line}) failed under concurrency\n  calls:    "
+        + "\n            ".join(lines)
+        + f"\n  schedule: {run.schedule}\n  got:      {why}\n"
+        f"  required: {c.describe()}"
+        + (f"\n  interleaving:\n{_indent(run.trace, 4)}" if run.trace else "")
+    )
+    return {
+        "concurrent": True,
+        "calls": lines,
+        "schedule": run.schedule,
+        "trace": run.trace,
+        "got": why,
+        "required": c.describe(),
+        "message": message,
+    }
+
+
+def _indent(text: str, n: int) -> str:
+    return "\n".join(" " * n + line for line in text.splitlines())

@@ -1,0 +1,274 @@
+"""The in-process caller (``derivative tests``, the pytest plugin) and its explorer.
+
+``load_target`` imports a candidate into this interpreter; ``InProcessCaller`` calls it
+with no isolation at all (use it only for code you trust); ``explore_in_process`` runs the
+deterministic interleaving explorer (``forge.inside``'s ``explorer``) over its methods.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import importlib.util
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from fractions import Fraction
+from pathlib import Path
+from types import ModuleType
+
+from derivative._ast import BindDecl
+from derivative._typecheck import TypeInfo
+from derivative._values import EnumValue
+
+from ._callers import EngineError, Interleaving, Ref
+from ._oracle import Outcome, Raised
+
+__all__ = ["InProcessCaller", "explore_in_process", "load_target"]
+
+
+def load_target(target: str, module: str | None = None) -> ModuleType:
+    """Import the candidate: a ``.py`` file, a package directory (with ``module``), or
+    a dotted module name importable from the current directory."""
+    path = Path(target)
+    try:
+        if path.suffix == ".py" and path.is_file():
+            name = f"_derivative_target_{abs(hash(str(path.resolve()))):x}"
+            folder = str(path.resolve().parent)
+            if folder not in sys.path:
+                sys.path.insert(0, folder)
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:
+                raise EngineError(f"cannot import {target}")
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[name] = mod
+            spec.loader.exec_module(mod)
+            return mod
+        if path.is_dir():
+            if not module:
+                raise EngineError(f"{target} is a directory: name the module with --module")
+            folder = str(path.resolve())
+            if folder not in sys.path:
+                sys.path.insert(0, folder)
+            return importlib.import_module(module)
+        if os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        return importlib.import_module(module or target)
+    except EngineError:
+        raise
+    except Exception as exc:
+        raise EngineError(
+            f"cannot import the target {target}: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+_MISSING = object()
+
+
+class InProcessCaller:
+    """Calls the candidate in this interpreter (``derivative tests``, the pytest plugin).
+
+    No isolation at all: use it only for code you trust.  ``binds`` maps spec names to
+    ``"module:attr"`` (``bind NAME to "..."`` in the spec).
+    """
+
+    def __init__(self, module: ModuleType, binds: Mapping[str, str] | None = None) -> None:
+        self.module = module
+        self.binds = dict(binds or {})
+        self._lock = threading.Lock()
+
+    @classmethod
+    def for_contract(cls, module: ModuleType, info: TypeInfo) -> InProcessCaller:
+        binds = {d.name: d.target for d in info.contract.declarations if isinstance(d, BindDecl)}
+        return cls(module, binds)
+
+    def resolve(self, name: str) -> object:
+        target = self.binds.get(name)
+        if target is not None:
+            mod_name, _, attr = target.partition(":")
+            mod = importlib.import_module(mod_name) if mod_name else self.module
+            obj: object = mod
+            for part in (attr or name).split("."):
+                obj = getattr(obj, part)
+            return obj
+        value = getattr(self.module, name, _MISSING)
+        if value is _MISSING:
+            raise AttributeError(f"the target has no {name!r}")
+        return value
+
+    def to_candidate(self, value: object) -> object:
+        """A language value as the candidate takes it (LANGUAGE.md §3)."""
+        if isinstance(value, EnumValue):
+            cls = getattr(self.module, value.enum, None)
+            if isinstance(cls, type) and issubclass(cls, enum.Enum):
+                try:
+                    return cls[value.member]
+                except KeyError:
+                    return value.member
+            return value.member
+        if isinstance(value, tuple):
+            return [self.to_candidate(v) for v in value]
+        if isinstance(value, Fraction):
+            return float(value)
+        return value
+
+    def _invoke(self, fn: Callable[..., object], args: Sequence[object]) -> Outcome:
+        converted = [self.to_candidate(a) for a in args]
+        try:
+            return Outcome.returned(fn(*converted))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            return Outcome.error(exc)
+
+    def call(self, func_name: str, args: Sequence[object]) -> Outcome:
+        try:
+            fn = self.resolve(func_name)
+        except Exception as exc:
+            return Outcome.error(exc)
+        if not callable(fn):
+            return Outcome(raised=Raised(("TypeError", "Exception", "BaseException"),
+                                         f"{func_name} is not callable"))
+        return self._invoke(fn, args)
+
+    def new_instance(self, system: str) -> object:
+        try:
+            cls = self.resolve(system)
+            if not callable(cls):
+                raise TypeError(f"{system} is not a class")
+            return cls()
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            return Outcome.error(exc)
+
+    def method(self, handle: object, op: str, args: Sequence[object]) -> Outcome:
+        try:
+            fn = getattr(handle, op)
+        except Exception as exc:
+            return Outcome.error(exc)
+        return self._invoke(fn, args)
+
+    def explore(
+        self,
+        system: str,
+        setup: Sequence[tuple[str, Sequence[object]]],
+        calls: Sequence[tuple[str, Sequence[object]]],
+        limit: int,
+        stop: Callable[[Interleaving], bool],
+    ) -> Iterator[Interleaving]:
+        yield from explore_in_process(self, system, setup, calls, limit, stop)
+
+
+def explore_in_process(
+    caller: InProcessCaller,
+    system: str,
+    setup: Sequence[tuple[str, Sequence[object]]],
+    calls: Sequence[tuple[str, Sequence[object]]],
+    limit: int,
+    stop: Callable[[Interleaving], bool],
+) -> Iterator[Interleaving]:
+    """Interleavings of ``calls`` explored with ``forge/inside/_explore.py`` in this process.
+
+    Scheduling points are placed only in the candidate's own files, so the engine's
+    conversions between values never add schedules; the candidate's module is handed
+    to the explorer so that its locks become cooperative.
+    """
+    from ..inside import explorer
+
+    scenario = _Scenario(caller, system, setup, calls)
+    runs = explorer.runs(
+        scenario.fresh,
+        [scenario.body(i) for i in range(len(calls))],
+        max_schedules=limit,
+        max_preemptions=2,
+        timeout=30.0,
+        trace_filter=_candidate_files(caller.module),
+        names=[f"thread {i + 1}" for i in range(len(calls))],
+        modules=[caller.module],
+    )
+    for run in runs:
+        outcomes: list[Outcome] = []
+        for r in run.results:
+            if r.status == "returned" and isinstance(r.value, Outcome):
+                outcomes.append(r.value)
+            elif r.error is not None:
+                outcomes.append(Outcome.error(r.error))
+            else:
+                outcomes.append(Outcome(raised=Raised((f"Thread{r.status.capitalize()}",),
+                                                      r.status)))
+        inter = Interleaving(run.summary(), list(scenario.setup_outcomes), outcomes)
+        inter.trace = run.trace_text(max_lines=60)
+        inter.deadlock = bool(run.deadlock)
+        yield inter
+        if stop(inter):
+            return
+
+
+def _candidate_files(module: ModuleType) -> Callable[[str], bool] | None:
+    """Whether a file is the candidate's (its module's folder, never the engine's own);
+    None for a candidate without a file (built in memory): the explorer's default filter."""
+    module_file = getattr(module, "__file__", None)
+    if not module_file:
+        return None
+    folder = os.path.dirname(os.path.abspath(module_file))
+    own = os.path.dirname(os.path.abspath(__file__))
+
+    def trace_filter(filename: str) -> bool:
+        if not filename or filename.startswith("<"):
+            return False
+        path = os.path.abspath(filename)
+        return path.startswith(folder + os.sep) and not path.startswith(own)
+
+    return trace_filter
+
+
+class _Scenario:
+    """Per explored schedule: a fresh instance and the set-up calls (``fresh``), then one
+    thread per call (``body(i)``), with ``Ref``s resolved to set-up results."""
+
+    def __init__(
+        self,
+        caller: InProcessCaller,
+        system: str,
+        setup: Sequence[tuple[str, Sequence[object]]],
+        calls: Sequence[tuple[str, Sequence[object]]],
+    ) -> None:
+        self.caller = caller
+        self.system = system
+        self.setup = setup
+        self.calls = calls
+        self.setup_outcomes: list[Outcome] = []
+        self.call_args: list[list[object]] = []
+
+    def fresh(self) -> object:
+        handle = self.caller.new_instance(self.system)
+        outcomes: list[Outcome] = []
+        if isinstance(handle, Outcome):
+            self.setup_outcomes = [handle]
+            self.call_args = []
+            return handle
+        for op, args in self.setup:
+            resolved = [_resolve(a, outcomes) for a in args]
+            outcomes.append(self.caller.method(handle, op, resolved))
+        self.setup_outcomes = outcomes
+        self.call_args = [[_resolve(a, outcomes) for a in args] for _, args in self.calls]
+        return handle
+
+    def body(self, i: int) -> Callable[[object], object]:
+        op = self.calls[i][0]
+
+        def run(handle: object) -> object:
+            if isinstance(handle, Outcome):
+                return handle
+            return self.caller.method(handle, op, self.call_args[i])
+
+        return run
+
+
+def _resolve(value: object, outcomes: Sequence[Outcome]) -> object:
+    if isinstance(value, Ref):
+        out = outcomes[value.index] if value.index < len(outcomes) else None
+        return None if out is None or out.raised is not None else out.value
+    return value

@@ -1,0 +1,250 @@
+"""The stateful and concurrent testing of one system (``Engine.run_system``).
+
+Three phases per system: each solver-chosen input of each operation on a fresh instance,
+random call sequences from a ``RuleBasedStateMachine`` (one rule per operation, ``from``
+parameters drawn from Bundles of earlier results), then the hammer of each upper-bounded
+count invariant (``_hammer.py``).  One instance's life is a ``_Tracker`` (``_tracker.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from hypothesis import strategies as st
+from hypothesis.errors import FailedHealthCheck, Unsatisfiable
+
+from derivative._ast import SystemDecl
+from derivative.solver import Plan
+
+from ._counting import _CallRecord, _CountCheck, _Counts, count_checks
+from ._evidence import ObligationEvidence, TriggerEvidence
+from ._hammer import hammer
+from ._oracle import NOT_CONFORMING, Failure
+from ._tracker import _StatefulFailure, _Tracker
+
+if TYPE_CHECKING:
+    from hypothesis.stateful import Bundle
+
+    from ._engine import Engine
+
+__all__ = ["_SystemRunner"]
+
+
+class _SystemRunner:
+    """The stateful and concurrent testing of one system."""
+
+    def __init__(self, engine: Engine, decl: SystemDecl) -> None:
+        self.engine = engine
+        self.info = engine.info
+        self.caller = engine.caller
+        self.decl = decl
+        self.name = decl.name
+        self.ops = {op.name: op for op in decl.operations}
+        self.owners = {op.name: op.qualname for op in decl.operations}
+        self.judges = {n: engine.judge_of(q) for n, q in self.owners.items()}
+        self.invariants = [
+            o for o in self.info.contract.obligations_of(self.name) if o.kind == "invariant"
+        ]
+        self.checks: dict[str, list[_CountCheck] | None] = {
+            o.id: count_checks(o, engine.evaluator) for o in self.invariants
+        }
+        self.sources = {
+            p.from_op for op in decl.operations for p in op.params if p.from_op is not None
+        }
+        self.failures: dict[str, tuple[Failure, dict[str, Any] | None]] = {}
+        self.inv_failures: dict[str, dict[str, Any]] = {}
+        self.counts: dict[str, _Counts] = {q: _Counts() for q in self.owners.values()}
+        self.inv_inputs: dict[str, int] = {o.id: 0 for o in self.invariants}
+        self.inv_reached: dict[str, int] = {o.id: 0 for o in self.invariants}
+        self.witnesses: dict[str, list[_CallRecord]] = {}
+        """Per invariant: a call sequence whose last call was counted (for the hammer)."""
+        self.notes: dict[str, str] = {}
+        self.explored: dict[str, int] = {o.id: 0 for o in self.invariants}
+        """Per invariant: interleavings explored by the concurrent hammer."""
+
+    # ------------------------------------------------------------------ tracking
+
+    def new_tracker(self) -> _Tracker:
+        return _Tracker(self)
+
+    def _args(self, op: str, values: Mapping[str, object]) -> list[object]:
+        return [values[p.name] for p in self.ops[op].params]
+
+    # ------------------------------------------------------------------ phases
+
+    def run(self) -> list[ObligationEvidence]:
+        plans = {n: self.engine.plan_of(q) for n, q in self.owners.items()}
+        self._explicit_runs(plans)
+        self._stateful(plans)
+        for o in self.invariants:
+            checks = self.checks[o.id]
+            if checks is None:
+                self.notes[o.id] = "not a conjunction of count comparisons: checked only as a whole"
+                continue
+            for c in checks:
+                if c.upper and o.id not in self.inv_failures:
+                    hammer(self, c)
+        out: list[ObligationEvidence] = []
+        for n, q in self.owners.items():
+            judge = self.judges[n]
+            out.extend(self.engine._run_example(q, o, judge) for o in judge.examples)
+            out.extend(self.engine._owner_evidence(q, judge, plans[n], self.counts[q],
+                                                   self.failures, None))
+        for o in self.invariants:
+            ev = ObligationEvidence(id=o.id, kind=o.kind, owner=self.name, file=o.file,
+                                    line=o.line, text=o.text, inputs=self.inv_inputs[o.id])
+            checks = self.checks[o.id] or []
+            for i, c in enumerate(checks):
+                if c.upper:
+                    ev.triggers.append(TriggerEvidence(
+                        f"{o.id}#{i + 1}", "boundary",
+                        f"count reaches {c.limit} ({c.describe()})", "possible",
+                        self.inv_reached[o.id],
+                    ))
+                    if self.engine.options.concurrency:
+                        # Concurrent calls with one key are evidence too: an invariant
+                        # whose interleavings were never explored is not passed.
+                        ev.triggers.append(TriggerEvidence(
+                            f"{o.id}#concurrent{i + 1}", "concurrency",
+                            f"interleavings of concurrent {c.count.op} calls explored",
+                            "possible", self.explored[o.id],
+                        ))
+            if o.id in self.inv_failures:
+                ev.counterexample = self.inv_failures[o.id]
+                ev.message = self.inv_failures[o.id]["message"]
+            ev.note = self.notes.get(o.id)
+            out.append(ev)
+        return out
+
+    def _source_args(self, op: str, plans: Mapping[str, Plan]) -> dict[str, object] | None:
+        """A valid input for a source operation (its first solver input or pool model)."""
+        judge = self.judges[op]
+        plan = plans[op]
+        for inp in (*plan.inputs, *plan.pool):
+            if judge.admits(inp):
+                return dict(inp)
+        return None
+
+    def _explicit_runs(self, plans: Mapping[str, Plan]) -> None:
+        """Each solver-chosen input of each operation, on a fresh instance."""
+        for op, plan in plans.items():
+            judge = self.judges[op]
+            for inp in plan.inputs:
+                tracker = self.new_tracker()
+                if not tracker.start():
+                    return
+                values = dict(inp)
+                ok = True
+                for p in self.ops[op].params:
+                    if p.from_op is None:
+                        continue
+                    src_args = self._source_args(p.from_op, plans)
+                    if src_args is None:
+                        ok = False
+                        break
+                    try:
+                        rec = tracker.call(p.from_op, src_args, masked=self.masked())
+                    except _StatefulFailure as exc:
+                        exc.record(self)
+                        ok = False
+                        break
+                    if rec.outcome.raised is not None or rec.result is NOT_CONFORMING:
+                        ok = False
+                        break
+                    values[p.name] = rec.result
+                if not ok or not judge.admits(values):
+                    continue
+                try:
+                    tracker.call(op, values, masked=self.masked())
+                    tracker.finish()
+                    tracker.commit()
+                except _StatefulFailure as exc:
+                    exc.record(self)
+
+    def _stateful(self, plans: Mapping[str, Plan]) -> None:
+        """Random call sequences, repeated with each failed obligation masked."""
+        from hypothesis.stateful import run_state_machine_as_test
+
+        machine = self._machine()
+        sequences = self.engine.options.sequences or max(10, self.engine.options.examples // 4)
+        limit = len(self.invariants) + sum(len(j.judged_obligations) for j in self.judges.values())
+        for _ in range(limit + 1):
+            try:
+                run_state_machine_as_test(  # type: ignore[no-untyped-call]
+                    machine,
+                    settings=self.engine._settings(
+                        max_examples=sequences,
+                        stateful_step_count=self.engine.options.steps,
+                    ),
+                )
+            except _StatefulFailure as exc:
+                exc.record(self)
+                continue
+            except (Unsatisfiable, FailedHealthCheck) as exc:
+                for o in self.invariants:
+                    self.notes.setdefault(o.id, f"Hypothesis found no valid call sequences: {exc}")
+            break
+
+    def _machine(self) -> type[Any]:
+        """A ``RuleBasedStateMachine``: a fresh tracked instance per sequence, one rule per
+        operation, lower count bounds checked at the end."""
+        from hypothesis.stateful import Bundle, RuleBasedStateMachine
+
+        runner = self
+        bundles = {src: Bundle(f"{src}_results") for src in self.sources}
+
+        class Machine(RuleBasedStateMachine):
+            def __init__(self) -> None:
+                super().__init__()
+                self.tracker = runner.new_tracker()
+                self.started = self.tracker.start()
+
+        for op in self.ops:
+            setattr(Machine, f"call_{op}", self._rule(op, bundles))
+
+        def teardown(self: Machine) -> None:
+            if self.started:
+                self.tracker.finish()
+                self.tracker.commit()
+
+        Machine.teardown = teardown  # type: ignore[method-assign, assignment]
+        return Machine
+
+    def _rule(self, op: str, bundles: Mapping[str, Bundle[Any]]) -> Any:
+        """The rule that calls ``op``: ``from`` parameters from the bundles, the rest drawn
+        valid; a source operation's conforming results go to its own bundle."""
+        from hypothesis.stateful import multiple, rule
+
+        runner = self
+        froms = {p.name: bundles[p.from_op] for p in self.ops[op].params
+                 if p.from_op is not None}
+        gen = self.engine._input_gen(
+            self.owners[op], frozenset(p.name for p in self.ops[op].params if p.from_op is not None)
+        )
+        returns_to = bundles.get(op)
+
+        def body(self: Any, data: st.DataObject, **fixed: object) -> object:
+            from hypothesis import assume
+
+            assume(self.started)
+            values = gen.complete(data.draw, fixed)
+            assume(values is not None)
+            assert values is not None
+            rec = self.tracker.call(op, values, masked=runner.masked())
+            if returns_to is None:
+                return None
+            if rec.outcome.raised is not None or rec.result is NOT_CONFORMING:
+                return multiple()
+            return rec.result
+
+        body.__name__ = f"call_{op}"
+        strategies: dict[str, Any] = {"data": st.data(), **froms}
+        if returns_to is not None:
+            decorator = rule(target=returns_to, **strategies)
+        else:
+            decorator = rule(**strategies)
+        return decorator(body)
+
+    def masked(self) -> set[str]:
+        return set(self.failures) | set(self.inv_failures)
