@@ -62,12 +62,14 @@ STATUS_EXIT_CODES: Mapping[str, ExitCode] = MappingProxyType({
     "feasible": ExitCode.OK,
     "passed": ExitCode.OK,
     "failed": ExitCode.NO,
+    "verified": ExitCode.OK,
+    "validation_failed": ExitCode.NO,
     "infeasible_proven": ExitCode.INFEASIBLE,
     "sandbox_unavailable": ExitCode.SANDBOX_UNAVAILABLE,
     "sandbox_policy_violation": ExitCode.POLICY_VIOLATION,
     "unknown": ExitCode.UNKNOWN,
 })
-"""The exit code of each status word of ``check``, ``run`` and ``tests``."""
+"""The exit code of each status word of ``check``, ``run``, ``tests`` and ``build``."""
 
 
 def exit_code_for(status: str) -> ExitCode:

@@ -9,9 +9,12 @@ each names the SHA-256 of the files it depends on (``depends_on``).
 
 from __future__ import annotations
 
+import typing
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from derivative._errors import exit_code_for
 
 OUTCOME_FORMAT: Final = "derivative.outcome/v1"
 
@@ -24,13 +27,9 @@ BuildStatus = Literal[
 ]
 
 EXIT_CODES: Final[dict[str, int]] = {
-    "verified": 0,
-    "validation_failed": 1,
-    "infeasible_proven": 3,
-    "sandbox_unavailable": 4,
-    "sandbox_policy_violation": 5,
+    status: int(exit_code_for(status)) for status in typing.get_args(BuildStatus)
 }
-"""One exit code per build status (the same table as every other command's)."""
+"""One exit code per build status, read from the one table (``derivative._errors``)."""
 
 
 class _Model(BaseModel):

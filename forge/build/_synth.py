@@ -25,7 +25,7 @@ from typing import Protocol
 
 from derivative._ast import BoolOp, Compare, Contract, Expr, FunctionDecl, Obligation, Result
 from derivative._builtins import BUILTIN_EXCEPTIONS
-from derivative._errors import DerivativeError
+from derivative._errors import DerivativeError, ExitCode
 from derivative._printer import to_source
 from derivative._typecheck import TypeInfo
 from derivative._types import TBool, TDate, TEnum, TInt, TList, TNone, TReal, TStr, Ty, base
@@ -41,7 +41,7 @@ __all__ = ["SynthGenerator", "SynthesisRefused", "synth_source", "synthesize"]
 class SynthesisRefused(DerivativeError):
     """The contract cannot be synthesised; ``reasons`` names each part and why."""
 
-    exit_code = 2
+    exit_code = ExitCode.BAD_INPUT
 
     def __init__(self, reasons: list[tuple[str, str]]) -> None:
         self.reasons = tuple(reasons)

@@ -40,7 +40,7 @@ INTERNAL: dict[str, str] = {
     "retries without user namespaces and catches it itself",
     "derivative.forge.testing._engine._Failed": "an AssertionError Hypothesis must see as a "
     "failing example to shrink it; the engine records it as a counterexample",
-    "derivative.forge.testing._engine._StatefulFailure": "the same for stateful runs: a "
+    "derivative.forge.testing._tracker._StatefulFailure": "the same for stateful runs: a "
     "failing call sequence, recorded as a counterexample",
     "derivative.forge.testing._pytest_plugin.ObligationFailed": "a failed obligation item in "
     "pytest (the plugin): pytest reports it, it never reaches the CLI",
@@ -50,6 +50,14 @@ INTERNAL: dict[str, str] = {
     "into a LexError, and so into a SpecError",
     "derivative.grammar._parser.ParseFailure": "the LALR driver's failure; the parser turns it "
     "into a SpecError with the expected tokens",
+    "derivative.forge.build._package._Refused": "control flow inside verify_package: a "
+    "package too broken to look into; verify_package returns a rejection with the reason",
+    "derivative.forge.build._synth_expr.Refuse": "control flow inside --synth: an expression "
+    "it cannot write; synthesize collects them into one SynthesisRefused",
+    "derivative.forge.codegen._runtime.Undefined": "runs inside a generated test module (no "
+    "derivative there): an undefined contract expression, reported by pytest",
+    "derivative.forge.codegen._runtime.WrongType": "runs inside a generated test module: a "
+    "result of the wrong type, reported by pytest as the test's failure",
     "derivative.solver._z3util.Unsupported": "control flow: a construct the Z3 encoding does "
     "not cover; the solver answers unknown (or skips a warning) instead",
 }
@@ -141,7 +149,7 @@ def test_every_error_class_is_raised() -> None:
 
 
 def test_compile_and_channel_errors_are_internal_errors() -> None:
-    from derivative.forge.codegen._generate import CompileError
+    from derivative.forge.codegen._python import CompileError
     from derivative.forge.sandbox._channel import ChannelError
 
     for cls in (CompileError, ChannelError):

@@ -73,7 +73,7 @@ def test_join_is_idempotent(a: Ty) -> None:
     [
         ("derivative.solver._encode", "join"),
         ("derivative.certificates._smtlib", "_join"),
-        ("derivative.forge.codegen._generate", "_join"),
+        ("derivative.forge.codegen._python", "_join"),
         ("derivative._typecheck_expr", "join_base"),
     ],
 )
