@@ -107,6 +107,22 @@ class SolverUnknown(DerivativeError):
     exit_code = 6
 
 
+class OperationalTimeout(DerivativeError):
+    """A wall-clock safety net fired: the work did not finish in time on this machine.
+
+    Not an answer and not a resource limit.  Whether a solver answers is decided by
+    its deterministic resource limit (the same input gives the same answer on an idle
+    and on a loaded machine); the wall clock only guards against a hang.  When it fires,
+    the outcome would depend on the machine's speed, so nothing is reported as if it
+    were a result: the run stops with exit code 75 (``EX_TEMPFAIL``: try again).
+    """
+
+    exit_code = 75
+
+    def render(self) -> str:
+        return f"error: operational timeout: {self}"
+
+
 class SandboxUnavailable(DerivativeError):
     """The requested isolation could not be had; nothing was judged."""
 

@@ -63,6 +63,7 @@ EXIT_SANDBOX_UNAVAILABLE = 4
 EXIT_POLICY_VIOLATION = 5
 EXIT_UNKNOWN = 6
 EXIT_INTERNAL = 70
+EXIT_OPERATIONAL_TIMEOUT = 75
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
@@ -232,7 +233,8 @@ def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentPar
         prog="derivative",
         description="Check requirement sets for contradictions and test code against them.",
         epilog="exit codes: 0 ok, 1 no (with evidence), 2 bad input, 3 infeasible, "
-        "4 sandbox unavailable, 5 policy violation, 6 unknown, 70 internal error",
+        "4 sandbox unavailable, 5 policy violation, 6 unknown, 70 internal error, "
+        "75 operational timeout (a wall-clock safety net fired; try again)",
     )
     root.add_argument("--version", action="version", version=f"derivative {__version__}")
     groups: dict[tuple[str, ...], argparse._SubParsersAction[argparse.ArgumentParser]] = {}
