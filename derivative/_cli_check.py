@@ -3,7 +3,9 @@
 Exit codes (CERTIFICATES.md §1): 0 ``feasible``, 3 ``infeasible_proven``, 6
 ``unknown``, 1 a ``--strict`` finding (``latent_conflict``, ``ambiguous_raises``) on
 an otherwise feasible set, 2 bad input (a spec error, a missing file, ``--json``
-together with ``--format``).  This is the CLI layer: it prints, and returns the code.
+together with ``--format``), 75 when a wall-clock safety net fired (``--timeout``, or a
+certificate's re-check): an operational timeout, never an answer.  This is the CLI
+layer: it prints, and returns the code.
 
 With ``--certificate FILE`` an infeasible answer's first core is certified by the
 certificate layer and written atomically (a temporary file, then a rename), so a
@@ -81,7 +83,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=positive_seconds,
         default=None,
         metavar="S",
-        help="wall-clock safety limit per solver call in seconds (default 60)",
+        help="wall-clock safety limit per solver call in seconds (default 60); "
+        "reaching it exits 75, the --rlimit decides",
     )
 
 
