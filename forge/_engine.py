@@ -34,6 +34,7 @@ import importlib.util
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -55,7 +56,7 @@ from derivative._ast import (
     SystemDecl,
 )
 from derivative._canon import contract_identity
-from derivative._errors import DerivativeError
+from derivative._errors import DerivativeError, OperationalTimeout
 from derivative._eval import Evaluator
 from derivative._printer import to_source
 from derivative._typecheck import TypeInfo
@@ -363,6 +364,8 @@ class SandboxCaller:
         def wire(args: Sequence[object]) -> list[object]:
             return [SetupRef(a.index) if isinstance(a, Ref) else a for a in args]
 
+        started = time.monotonic()
+        seen = 0
         try:
             result = self.sandbox.explore(
                 system, [(op, wire(a)) for op, a in setup], [(op, wire(a)) for op, a in calls],
@@ -393,10 +396,21 @@ class SandboxCaller:
                         trace=run.trace,
                         deadlock=run.deadlock,
                     )
+                    seen += 1
                     yield inter
                     if stop(inter):
                         return
                 if not batch.more:
+                    budget = getattr(getattr(self.sandbox, "limits", None), "explore_timeout", None)
+                    if seen < limit and budget is not None and time.monotonic() - started >= budget:
+                        # Neither the schedule bound nor the end of the search space: the
+                        # exploration's wall-clock safety net stopped it, after a number of
+                        # schedules that depends on the machine's speed.
+                        raise OperationalTimeout(
+                            f"the exploration of interleavings of {system} ran into its "
+                            f"wall-clock safety limit of {budget:g} s after {seen} of at most "
+                            f"{limit} schedules"
+                        )
                     return
                 result = self.sandbox.explore_next()
         finally:
@@ -1183,6 +1197,8 @@ class _SystemRunner:
                         "message": message,
                     }
                     break
+        except OperationalTimeout:
+            raise  # no evidence either way: the run stops (exit 75)
         except DerivativeError as exc:
             self.notes.setdefault(o.id, f"interleavings not explored: {exc}")
         self.explored[o.id] += explored
@@ -1396,6 +1412,13 @@ class _Tracker:
                 runner.witnesses[o.id] = self.witness[o.id]
 
 
+EXPLORE_SAFETY_SECONDS = 300.0
+"""Wall-clock safety net of one in-process exploration.  The number of schedules
+(``EngineOptions.interleavings``) and the steps per schedule bound the search
+deterministically; reaching this raises ``OperationalTimeout`` instead of passing on
+however many schedules a loaded machine got through."""
+
+
 def explore_in_process(
     caller: InProcessCaller,
     system: str,
@@ -1453,13 +1476,17 @@ def explore_in_process(
         [body(i) for i in range(len(calls))],
         max_schedules=limit,
         max_preemptions=2,
-        timeout=30.0,
+        timeout=EXPLORE_SAFETY_SECONDS,
         # A candidate without a file (built in memory): the explorer's default filter.
         trace_filter=trace_filter if folder is not None else None,
         names=[f"thread {i + 1}" for i in range(len(calls))],
         modules=[caller.module],
     )
+    seen = 0
+    exhausted = False
     for run in runs:
+        seen += 1
+        exhausted = run.exhausted
         outcomes: list[Outcome] = []
         for r in run.results:
             if r.status == "returned" and isinstance(r.value, Outcome):
@@ -1476,6 +1503,13 @@ def explore_in_process(
         yield inter
         if stop(inter):
             return
+    if seen < limit and not exhausted:
+        # The search ends at ``limit``, at the end of its space or at its time budget:
+        # only the last depends on the machine's speed.
+        raise OperationalTimeout(
+            f"the exploration of interleavings of {system} ran into its wall-clock safety "
+            f"limit of {EXPLORE_SAFETY_SECONDS:g} s after {seen} of at most {limit} schedules"
+        )
 
 
 def _resolve(value: object, outcomes: Sequence[Outcome]) -> object:

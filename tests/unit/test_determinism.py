@@ -106,3 +106,72 @@ def test_the_enumeration_of_cores_stops_at_a_deterministic_bound() -> None:
 def test_the_enumeration_clock_is_only_a_safety_net() -> None:
     with pytest.raises(OperationalTimeout, match="enumeration of cores"):
         _all_cores(enumeration_seconds=1e-9)
+
+
+# --------------------------------------------------------------------------- interleavings
+
+TOKEN_STORE = Path(__file__).resolve().parents[1] / "corpus" / "token_store_race"
+
+
+def _token_store_run(options: object) -> object:
+    from derivative.forge._boundary import clear_cache
+    from derivative.forge._engine import Engine, InProcessCaller, load_target
+
+    clear_cache()
+    info = api.parse_text((TOKEN_STORE / "spec.req").read_text(encoding="utf-8")).types
+    mod = load_target(str(TOKEN_STORE / "correct.py"))
+    return Engine(info, InProcessCaller.for_contract(mod, info), options).run()  # type: ignore[arg-type]
+
+
+def test_the_number_of_interleavings_explored_is_decided_by_the_schedule_bound() -> None:
+    from hypothesis import settings
+
+    from derivative.forge._engine import EngineOptions
+
+    # derandomised, as ``derivative run`` is by default: then every count is the same
+    options = EngineOptions(
+        examples=5, sequences=2, steps=4, interleavings=40, settings=settings(derandomize=True)
+    )
+    counts = []
+    for _ in range(2):
+        evidence = _token_store_run(options)
+        assert evidence.status == "passed"  # type: ignore[attr-defined]
+        counts.append([(o.id, o.inputs) for o in evidence.obligations])  # type: ignore[attr-defined]
+    assert counts[0] == counts[1]
+
+
+def test_an_exploration_stopped_by_the_clock_is_an_operational_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from derivative.forge import _engine
+    from derivative.forge._engine import EngineOptions
+
+    monkeypatch.setattr(_engine, "EXPLORE_SAFETY_SECONDS", 1e-9)
+    with pytest.raises(OperationalTimeout, match="exploration of interleavings of TokenStore"):
+        _token_store_run(EngineOptions(examples=5, sequences=2, steps=4, interleavings=40))
+
+
+def test_a_sandboxed_exploration_stopped_by_the_clock_is_an_operational_timeout() -> None:
+    from types import SimpleNamespace
+
+    from derivative.forge._channel import ExploreBatch, ExploredRun, WireOutcome
+    from derivative.forge._engine import SandboxCaller
+    from derivative.forge._sandbox import CallResult
+
+    one = ExploredRun("[]", (), (WireOutcome(True, 1),), "", False)
+
+    class ClockCut:
+        limits = SimpleNamespace(explore_timeout=0.0)  # already over when the answer comes
+
+        def explore(self, *args: object, **kwargs: object) -> CallResult:
+            return CallResult("returned", value=ExploreBatch((one,), False))
+
+        def explore_close(self) -> None:
+            pass
+
+    caller = SandboxCaller(ClockCut())
+    with pytest.raises(OperationalTimeout, match="after 1 of at most 10 schedules"):
+        list(caller.explore("S", [], [("take", [])], 10, lambda run: False))
+    # the same answer within the budget is the end of the search space: no error
+    ClockCut.limits = SimpleNamespace(explore_timeout=300.0)
+    assert len(list(caller.explore("S", [], [("take", [])], 10, lambda run: False))) == 1
