@@ -4,8 +4,8 @@ Checks an infeasibility certificate independently (``derivative.certificates.ver
 and reports: exit 0 when it is valid, 1 when it is rejected (every reason is
 printed), 2 for bad input (the file is missing, is not JSON, a spec file cannot be
 read), 75 when a solver's re-check was killed by the wall-clock safety net (no
-verdict: ``OperationalTimeout``).  Bad input is raised as ``UsageError``/``SpecError`` for ``cli.main`` to
-report, as every command does.
+verdict: ``OperationalTimeout``).  Bad input is raised as ``UsageError``/``SpecError``
+for ``cli.main`` to report, as every command does.
 
 Wiring: ``cli.COMMANDS`` gets ``Command(COMMAND, HELP, arguments, run)``; or, with a
 plain argparse tree, ``register(subparsers)`` adds the ``certificate verify`` pair.
