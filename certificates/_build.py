@@ -17,9 +17,12 @@ it back unless it checks out:
    acceptance rule is the verifier's, so that the builder hands back exactly the
    certificates ``verify`` accepts: no solver may answer ``sat``, and
    unsatisfiability must be established by the Farkas check or by at least one
-   solver's ``unsat``.  A solver that gives up (``unknown``), runs out of time
-   (``timeout``), is not installed or refuses the script is recorded in ``checks``
-   as it answered, never as ``unsat`` and never silently dropped.
+   solver's ``unsat``.  A solver that gives up (``unknown``, its deterministic
+   resource limit included), is not installed or refuses the script is recorded in
+   ``checks`` as it answered, never as ``unsat`` and never silently dropped.  A
+   solver killed by the wall-clock safety net (``timeout``) gave no answer at all:
+   what the certificate would hold then depends on the machine's speed, so nothing is
+   certified and ``OperationalTimeout`` is raised instead.
 
 Any failure in 2-4 is a bug (in the solver, the printer or here), reported as
 ``CertificateError`` (exit code 70), never as a certificate.  A core that uses a
@@ -36,7 +39,7 @@ from typing import Any
 
 from derivative._ast import Contract, EnumMember, Expr, Obligation
 from derivative._canon import contract_identity, expr_json
-from derivative._errors import DerivativeError, ExitCode
+from derivative._errors import DerivativeError, ExitCode, OperationalTimeout
 from derivative._numbers import real_text as fraction_text
 from derivative._printer import to_source
 from derivative._types import TEnum, TList, Ty
@@ -68,7 +71,7 @@ from ._model import (
 )
 from ._reading import ReadingError, read_core, type_text
 from ._smtlib import encode_script
-from ._solvers import DEFAULT_TIMEOUT, SOLVERS, run_solvers
+from ._solvers import DEFAULT_TIMEOUT, SOLVERS, run_solvers, timed_out
 from ._verify import linear_context, static_checks
 
 __all__ = ["CertificateError", "build_certificate"]
@@ -245,7 +248,8 @@ def build_certificate(
     fixed inputs are dropped); a ``contradicting_example`` script leaves the inputs
     free (the example pins them), so its models give the parameters too.  Raises
     ``CertificateError`` when a check fails (a bug) and ``EncodingError`` for a
-    core with no SMT-LIB encoding.
+    core with no SMT-LIB encoding, and ``OperationalTimeout`` when a re-check was
+    killed by the wall-clock safety net (``timeout``).
     """
     if kind not in KINDS:
         raise CertificateError(f"unknown certificate kind {kind!r}")
@@ -394,6 +398,13 @@ def build_certificate(
         raise CertificateError("the certificate fails its own checks: " + "; ".join(static.reasons))
 
     runs = rechecks.result()
+    hung = timed_out(runs)
+    if hung:
+        raise OperationalTimeout(
+            "the certificate's independent re-check did not finish: "
+            + "; ".join(r.describe() for r in hung)
+            + "; nothing was certified (run it again, on a less loaded machine)"
+        )
     refuted = [r for r in runs if r.result == "sat"]
     if refuted:
         raise CertificateError(

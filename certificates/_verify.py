@@ -18,10 +18,12 @@ exact fractions, and z3 and cvc5 in fresh processes.  In order:
    model per member;
 5. the ``farkas`` rows are the rows of the core expressions and the multipliers add
    them up to ``0 <= c < 0`` (exact fractions);
-6. z3 and cvc5, each in a fresh process, say ``unsat`` for the script; ``sat`` from
-   either rejects (so does a recorded ``sat`` in ``checks``); a solver that is not
-   installed, refuses the script, gives up or runs out of time is reported in
-   ``notes``, never skipped in silence;
+6. z3 and cvc5, each in a fresh process under its deterministic resource limit, say
+   ``unsat`` for the script; ``sat`` from either rejects (so does a recorded ``sat``
+   in ``checks``); a solver that is not installed, refuses the script or gives up
+   (its resource limit included) is reported in ``notes``, never skipped in silence.
+   A solver killed by the wall-clock safety net gave no answer: the verdict would
+   depend on the machine's speed, so ``OperationalTimeout`` is raised instead of one;
 7. with ``spec_paths``: the spec's identity, name and version are the certificate's,
    every core member is an obligation of the spec asserting the same expression (a
    ``X.range`` member: the declared range of ``X``), the declarations agree with
@@ -45,7 +47,7 @@ from pydantic import ValidationError
 
 from derivative._ast import Call, Compare, Contract, Expr, Obligation
 from derivative._canon import contract_identity, expr_json
-from derivative._errors import DerivativeError
+from derivative._errors import DerivativeError, OperationalTimeout
 from derivative._eval import EvaluationError, Evaluator
 from derivative._printer import to_source
 from derivative._types import Ty
@@ -66,7 +68,13 @@ from ._model import (
 )
 from ._reading import Reading, ReadingError, read_core, type_text
 from ._smtlib import EncodingError, encode_script
-from ._solvers import DEFAULT_TIMEOUT, SOLVERS, SolverRun, run_solvers
+from ._solvers import (
+    DEFAULT_TIMEOUT,
+    SOLVERS,
+    SolverRun,
+    run_solvers,
+    timed_out,
+)
 
 __all__ = ["StaticCheck", "VerifyResult", "static_checks", "synthetic_obligation", "verify"]
 
@@ -549,6 +557,7 @@ def verify(
 
     Bad input other than the certificate itself (a missing or broken spec file) raises
     the usual ``DerivativeError``; everything wrong with the certificate is a reason.
+    A solver killed by the wall-clock safety net raises ``OperationalTimeout``.
     """
     if not isinstance(cert_json, dict):
         return VerifyResult(False, ["a certificate is a JSON object"])
@@ -588,6 +597,13 @@ def verify(
     runs: list[SolverRun] = []
     if solvers:
         runs = run_solvers(cert.smtlib, solvers, timeout=timeout)
+    hung = timed_out(runs)
+    if hung:
+        raise OperationalTimeout(
+            "the re-check did not finish: "
+            + "; ".join(r.describe() for r in hung)
+            + "; no verdict (run it again, on a less loaded machine)"
+        )
     confirmed = False
     for run in runs:
         if run.result == "unsat":

@@ -40,6 +40,8 @@ class ExitCode(enum.IntEnum):
     """the solver could not decide a question the answer depends on: ``unknown``"""
     INTERNAL = 70
     """an internal error (a bug)"""
+    OPERATIONAL_TIMEOUT = 75
+    """a wall-clock safety net fired: no answer (``EX_TEMPFAIL``: try again)"""
     INTERRUPTED = 130
     """interrupted with Ctrl-C"""
     BROKEN_PIPE = 141
@@ -55,6 +57,8 @@ EXIT_LABELS: Mapping[ExitCode, str] = MappingProxyType({
     ExitCode.POLICY_VIOLATION: "policy violation",
     ExitCode.UNKNOWN: "unknown",
     ExitCode.INTERNAL: "internal error",
+    ExitCode.OPERATIONAL_TIMEOUT: "operational timeout (a wall-clock safety net fired; "
+    "try again)",
 })
 """Short words for the codes a command decides (``derivative --help`` lists them)."""
 
@@ -162,6 +166,22 @@ class SpecErrors(DerivativeError):
 
 class UsageError(DerivativeError):
     """A wrong flag, a missing file or another bad request to the CLI or API."""
+
+
+class OperationalTimeout(DerivativeError):
+    """A wall-clock safety net fired: the work did not finish in time on this machine.
+
+    Not an answer and not a resource limit.  Whether a solver answers is decided by
+    its deterministic resource limit (the same input gives the same answer on an idle
+    and on a loaded machine); the wall clock only guards against a hang.  When it fires,
+    the outcome would depend on the machine's speed, so nothing is reported as if it
+    were a result: the run stops with exit code 75 (``EX_TEMPFAIL``: try again).
+    """
+
+    exit_code = ExitCode.OPERATIONAL_TIMEOUT
+
+    def render(self) -> str:
+        return f"error: operational timeout: {self}"
 
 
 class SandboxUnavailable(DerivativeError):

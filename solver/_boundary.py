@@ -64,6 +64,7 @@ from derivative._ast import (
     Unary,
 )
 from derivative._canon import contract_identity
+from derivative._errors import OperationalTimeout
 from derivative._printer import to_source
 from derivative._typecheck import TypeInfo
 from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty, base
@@ -102,8 +103,10 @@ RLIMIT: Final = 4_000_000
 """Deterministic resource limit of one trigger query (Z3's rlimit, not wall-clock)."""
 NEAR_RLIMIT: Final = 1_500_000
 """Resource limit of one query of the near-seed generator (it runs per draw)."""
-TIMEOUT_MS: Final = 10_000
-"""Wall-clock safety net only; the rlimit decides."""
+TIMEOUT_MS: Final = 120_000
+"""Wall-clock safety net only; the rlimit decides.  A query stopped by it raises
+``OperationalTimeout`` (Z3: ``make_solver``'s guard; cvc5: ``_cvc5_solve``) instead of
+counting as ``unknown``, since the inputs chosen would then depend on the machine's speed."""
 POOL_SIZE: Final = 12
 NEAR_CACHE: Final = 4096
 _MAX_SOFT_ITEMS: Final = 24
@@ -493,6 +496,11 @@ class Space:
                 status, values = self._z3_solve(extra, limit)
             else:
                 status, values = self._cvc5_solve(extra, limit)
+                if status == "timeout":
+                    raise OperationalTimeout(
+                        f"cvc5 was stopped by its wall-clock safety limit of "
+                        f"{TIMEOUT_MS / 1000:g} s before its resource limit"
+                    )
             if status != "unknown":
                 return status, values
         return "unknown", None
@@ -544,7 +552,8 @@ class Space:
             if result.isUnsat():
                 return "unsat", None
             if not result.isSat():
-                return "unknown", None
+                clock = str(result.getUnknownExplanation()).endswith("TIMEOUT")
+                return ("timeout" if clock else "unknown"), None
             terms = {str(t).strip("|"): t for t in symbols.getDeclaredTerms()}
             values = {
                 n: to_candidate_space(_from_cvc5(solver.getValue(terms[n]), t), t)

@@ -304,9 +304,10 @@ def _add_cores(
             cores, mcses, complete = q.enumerate(
                 component,
                 ctx.options.max_cores,
-                ctx.options.enumeration_seconds,
+                ctx.options.enumeration_work,
                 extra,
                 first=first,
+                seconds=ctx.options.enumeration_seconds,
             )
             results.extend(
                 c for c in cores if require is None or require in [m.ob for m in c.members]
@@ -316,7 +317,8 @@ def _add_cores(
                 ctx.unknown(
                     f"{q.name} (all cores)",
                     [m.ob for m in component],
-                    "the enumeration of cores stopped at its bound or time limit; "
+                    f"the enumeration of cores stopped at its bound ({ctx.options.max_cores} "
+                    f"cores or {ctx.options.enumeration_work} resource units); "
                     "the cores listed are real but there may be more",
                 )
         # Every conflicting component must be fixed: a correction of the whole set takes

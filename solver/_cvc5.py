@@ -14,7 +14,9 @@ with a few instantiation strategies, each under a deterministic resource limit:
 - ``sat`` comes with cvc5's values for the question's variables, read back as language
   values by type; the caller must confirm them (at a fixed input the question is
   quantifier-free, and Z3 re-decides it) before it reports anything;
-- anything else stays ``unknown`` with cvc5's reason appended to Z3's.
+- anything else stays ``unknown`` with cvc5's reason appended to Z3's, except the
+  wall-clock safety net (``tlimit-per``): that raises ``OperationalTimeout``, since the
+  answer would depend on the machine's speed.
 
 Nothing here is trusted on its own: an answer from this module is always re-derived or
 re-checked by the caller before it reaches a report or a certificate.
@@ -30,6 +32,7 @@ from typing import Any
 
 import z3
 
+from derivative._errors import OperationalTimeout
 from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
 from derivative._values import EnumValue, Value
 
@@ -44,9 +47,10 @@ instantiation answered "incomplete" on every string question measured here.)"""
 
 EXPLANATIONS = {
     "RESOURCEOUT": "resource limit reached",
-    "TIMEOUT": "time limit reached",
     "INCOMPLETE": "incomplete quantifier instantiation",
 }
+"""cvc5's reasons for ``unknown``, as reports word them.  ``TIMEOUT`` (the wall-clock
+``tlimit-per``, a safety net) is not among them: it raises ``OperationalTimeout``."""
 
 RLIMIT_DIVISOR = 20
 """cvc5 gets ``--rlimit / 20`` of its own resource units per strategy: 100,000 at the
@@ -125,6 +129,12 @@ def _run(
         return Cvc5Answer("unsat")
     if not result.isSat():
         why = str(result.getUnknownExplanation()).rsplit(".", 1)[-1]
+        if why == "TIMEOUT":  # the safety net, not the resource limit: no answer at all
+            raise OperationalTimeout(
+                f"cvc5 ran into its wall-clock safety limit of {timeout_ms / 1000:g} s before "
+                "its deterministic resource limit (the machine is overloaded or cvc5 hangs); "
+                "raise --timeout or run it again"
+            )
         return Cvc5Answer("unknown", reason=EXPLANATIONS.get(why, why.lower()))
     values: dict[str, Value] = {}
     try:

@@ -35,12 +35,24 @@ from typing import Any, Literal, TypeAlias
 import z3
 
 from derivative._ast import Expr, Generator, Obligation, Quantifier
+from derivative._errors import OperationalTimeout
 from derivative._types import Ty
 from derivative._values import Value
 from derivative._walk import children
 
 from ._encode import from_model
-from ._z3util import Unsupported, Z, Z3Env, ctx, current, fresh_name, implies, make_solver
+from ._z3util import (
+    Unsupported,
+    Z,
+    Z3Env,
+    ctx,
+    current,
+    fresh_name,
+    implies,
+    make_solver,
+    safety_net,
+    work_done,
+)
 
 Verdict: TypeAlias = Literal["sat", "unsat", "unknown"]
 
@@ -166,6 +178,7 @@ def _check_assuming(solver: Z, members: Iterable[Member], extra: Sequence[Z] = (
         for e in extra:
             solver.add(e)
     try:
+        started = time.monotonic()
         r = z3.Z3_solver_check_assumptions(
             ref, solver.solver, len(lits), (z3.Ast * len(lits))(*lits)
         )
@@ -182,6 +195,7 @@ def _check_assuming(solver: Z, members: Iterable[Member], extra: Sequence[Z] = (
             finally:
                 z3.Z3_ast_vector_dec_ref(ref, vector)
             return Answer("unsat", core)
+        safety_net(started, getattr(solver, "timeout_ms", None), str(solver.reason_unknown()))
         return Answer("unknown", None, _reason(solver))
     finally:
         if extra:
@@ -197,11 +211,11 @@ class CoreResult:
 
 
 def _reason(solver: Z) -> str:
+    """Why Z3 said ``unknown``, for a check that ``safety_net`` has already cleared of
+    the wall clock (so ``canceled`` is the resource limit)."""
     why = str(solver.reason_unknown())
     if why in ("canceled", "max. resource limit exceeded", "resource limit exceeded"):
         return f"resource limit reached ({why}); raise --rlimit to try harder"
-    if why == "timeout":
-        return "wall-clock safety timeout reached; raise --timeout to try harder"
     return why or "Z3 gave up"
 
 
@@ -274,6 +288,7 @@ class Question:
             s.add(m.formula)
         for e in extra:
             s.add(e)
+        started = time.monotonic()
         try:
             r = s.check()
         except z3.Z3Exception as exc:  # a tactic that does not apply to this fragment
@@ -282,6 +297,7 @@ class Question:
             return Answer("sat", s.model())
         if r == z3.unsat:
             return Answer("unsat", set())
+        safety_net(started, self.timeout_ms, str(s.reason_unknown()))
         return Answer("unknown", None, _reason(s))
 
     def values(self, model: Z, names: Iterable[str] | None = None) -> dict[str, Value]:
@@ -453,11 +469,17 @@ class Question:
         self,
         members: Sequence[Member],
         max_cores: int,
-        seconds: float,
+        max_work: int,
         extra: Sequence[Z] = (),
         first: Answer | None = None,
+        seconds: float | None = None,
     ) -> tuple[list[CoreResult], list[list[Member]], bool]:
         """MARCO over ``members``: (minimal cores, minimal correction sets, complete?).
+
+        The search stops (incomplete) after ``max_cores`` cores or once it has spent
+        ``max_work`` of Z3's resource units (``work_done``: the same count on any
+        machine, so the same spec always lists the same cores).  ``seconds`` is only a
+        wall-clock safety net: reaching it raises ``OperationalTimeout``.
 
         The map solver holds one mark per member and the blocking clauses found so
         far; each of its models is a seed (unassigned marks count as taken).  A
@@ -477,6 +499,7 @@ class Question:
         env = current()
         # A propositional map: Z3's incremental SAT solver, deciding free marks true.
         mapper = z3.SolverFor("QF_FD", ctx=env.ctx)
+        work_start = work_done(mapper)
         mapper.set("random_seed", 0)
         mapper.set("phase", "always_true")
         marks = [_bool_const(f"map!{i}") for i in range(len(members))]
@@ -488,8 +511,14 @@ class Question:
         known = first
         seen: list[Z] = []
         while True:
-            if len(cores) >= max_cores or time.monotonic() - start > seconds:
+            if len(cores) >= max_cores or work_done(mapper) - work_start > max_work:
                 break
+            if seconds is not None and time.monotonic() - start > seconds:
+                raise OperationalTimeout(
+                    f"the enumeration of cores ran into its wall-clock safety limit of "
+                    f"{seconds:g} s before its deterministic bound (the machine is "
+                    "overloaded); run it again"
+                )
             if mapper.check() != z3.sat:
                 complete = True
                 break

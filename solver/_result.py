@@ -46,8 +46,13 @@ class CheckOptions:
     redundancy: bool = False
     max_cores: int = 64
     """``--all-cores``: at most this many cores per independent component."""
-    enumeration_seconds: float = 60.0
-    """``--all-cores``: wall-clock budget of the enumeration of one component."""
+    enumeration_work: int = 50_000_000
+    """``--all-cores``: Z3 resource units the enumeration of one component may spend
+    (deterministic, like ``rlimit``; the benchmark instances of ``all_cores.py`` spend
+    under 20,000, at roughly a million a second)."""
+    enumeration_seconds: float = 600.0
+    """``--all-cores``: wall-clock safety net of the enumeration of one component;
+    reaching it raises ``OperationalTimeout`` (it never decides what is listed)."""
 
     @property
     def timeout_ms(self) -> int:

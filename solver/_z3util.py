@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -24,6 +25,8 @@ from fractions import Fraction
 from typing import Any
 
 import z3
+
+from derivative._errors import OperationalTimeout
 
 Z = Any
 """A Z3 term (z3py is untyped)."""
@@ -247,13 +250,50 @@ def fraction_from_z3(v: Z) -> Fraction:
     raise Unsupported(f"not a numeral: {v}")
 
 
+def safety_net(started: float, timeout_ms: int | None, reason: str = "") -> None:
+    """Raise ``OperationalTimeout`` if a check that came back ``unknown`` had run into
+    its wall-clock safety net (``timeout_ms``) rather than its resource limit.
+
+    Z3's plain solver says ``canceled`` for both, so the clock decides: a check that
+    gave up before its timeout cannot have been stopped by it.  (The default solver
+    says ``timeout``.)  An answer cut short by the clock depends on the machine's
+    speed, so it is never turned into an ``unknown`` of the report.
+    """
+    if not timeout_ms or timeout_ms <= 0:
+        return
+    elapsed = time.monotonic() - started
+    if reason == "timeout" or elapsed * 1000 >= timeout_ms:
+        raise OperationalTimeout(
+            f"a Z3 call was stopped by its wall-clock safety limit of {timeout_ms / 1000:g} s "
+            f"(after {elapsed:.3g} s), before its deterministic resource limit (the machine "
+            "is overloaded or Z3 hangs); raise --timeout or run it again"
+        )
+
+
+class GuardedSolver(z3.Solver):  # type: ignore[misc]
+    """A z3 solver whose ``check`` calls ``safety_net`` when it answers ``unknown``.
+
+    ``timeout_ms`` is the wall-clock safety net it was made with (None: no clock)."""
+
+    timeout_ms: int | None = None
+
+    def check(self, *assumptions: Z) -> Z:
+        started = time.monotonic()
+        r = super().check(*assumptions)
+        if r == z3.unknown:
+            safety_net(started, self.timeout_ms, str(self.reason_unknown()))
+        return r
+
+
 def make_solver(rlimit: int, timeout_ms: int | None, simple: bool = False) -> Z:
     """A solver with fixed seeds and a deterministic resource limit per check.
 
     ``rlimit`` is what decides (the same input gives the same answer on a busy
-    machine); the wall-clock ``timeout`` is only a safety net.  ``simple``: Z3's plain
-    SMT solver, without the default solver's logic-specific tactics (much cheaper
-    to create; what the default solver runs anyway once it is given assumptions).
+    machine); the wall-clock ``timeout`` is only a safety net, and a check that runs
+    into it raises ``OperationalTimeout`` (``GuardedSolver``) instead of answering
+    ``unknown``.  ``simple``: Z3's plain SMT solver, without the default solver's
+    logic-specific tactics (much cheaper to create; what the default solver runs
+    anyway once it is given assumptions).
     """
     env = current()
     key = ("solver-params", rlimit, timeout_ms)
@@ -268,9 +308,20 @@ def make_solver(rlimit: int, timeout_ms: int | None, simple: bool = False) -> Z:
         if timeout_ms is not None and timeout_ms > 0:
             params.set("timeout", timeout_ms)
         env.cache[key] = params
-    s = z3.SimpleSolver(ctx=env.ctx) if simple else z3.Solver(ctx=env.ctx)
+    made = z3.Z3_mk_simple_solver(env.ref) if simple else z3.Z3_mk_solver(env.ref)
+    s = GuardedSolver(made, env.ctx)
+    s.timeout_ms = timeout_ms
     z3.Z3_solver_set_params(env.ref, s.solver, params.params)
     return s
+
+
+def work_done(solver: Z) -> int:
+    """Z3's resource units spent so far in ``solver``'s context (all its solvers
+    together): a measure of work that does not depend on the machine's speed."""
+    try:
+        return int(solver.statistics().get_key_value("rlimit count"))
+    except z3.Z3Exception:  # nothing counted yet
+        return 0
 
 
 def is_true(t: Z) -> bool:

@@ -61,7 +61,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
         default=CheckOptions.timeout,
         metavar="S",
         help="wall-clock safety limit per solver call in seconds "
-        f"(default {CheckOptions.timeout:g})",
+        f"(default {CheckOptions.timeout:g}); reaching it exits 75, the --rlimit decides",
     )
 
 

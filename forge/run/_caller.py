@@ -6,8 +6,11 @@ the sandbox room never import each other: this adapter is the one place that kno
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+from derivative._errors import OperationalTimeout
 
 from ..sandbox import ExploreBatch, SetupRef, WireOutcome
 from ..testing import EngineError, Interleaving, Outcome, Raised, Ref
@@ -83,6 +86,8 @@ class SandboxCaller:
         def wire(args: Sequence[object]) -> list[object]:
             return [SetupRef(a.index) if isinstance(a, Ref) else a for a in args]
 
+        started = time.monotonic()
+        seen = 0
         try:
             result = self.sandbox.explore(
                 system, [(op, wire(a)) for op, a in setup], [(op, wire(a)) for op, a in calls],
@@ -113,12 +118,26 @@ class SandboxCaller:
                         trace=run.trace,
                         deadlock=run.deadlock,
                     )
+                    seen += 1
                     yield inter
                     if stop(inter):
                         return
                 if not batch.more:
+                    _safety_net(self.sandbox, system, seen, limit, started)
                     return
                 result = self.sandbox.explore_next()
         finally:
             # the worker's search may still be going: end it (a no-op when it is over)
             self.sandbox.explore_close()
+
+
+def _safety_net(sandbox: Any, system: str, seen: int, limit: int, started: float) -> None:
+    """Neither the schedule bound nor the end of the search space ended the exploration:
+    its wall-clock safety net did, after a number of schedules that depends on the
+    machine's speed, so nothing may be concluded from it (exit 75)."""
+    budget = getattr(getattr(sandbox, "limits", None), "explore_timeout", None)
+    if seen < limit and budget is not None and time.monotonic() - started >= budget:
+        raise OperationalTimeout(
+            f"the exploration of interleavings of {system} ran into its wall-clock safety "
+            f"limit of {budget:g} s after {seen} of at most {limit} schedules"
+        )

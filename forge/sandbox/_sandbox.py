@@ -100,8 +100,10 @@ class Limits:
     output_bytes: int = 1 << 20
     """What the candidate's ``sys.stdout`` and ``sys.stderr`` forward, together; the rest
     is dropped (and counted in the log) instead of failing the candidate's prints."""
-    explore_timeout: float = 30.0
-    """Seconds one interleaving exploration may take inside the sandbox."""
+    explore_timeout: float = 300.0
+    """Seconds one interleaving exploration may take inside the sandbox: a safety net
+    (the schedule limit decides how many run); the engine reports an exploration it
+    stopped as an operational timeout, never as evidence."""
     explore_batch: int = 64
     """Explored schedules per answer at most (fewer when their traces are large)."""
 

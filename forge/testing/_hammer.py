@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from derivative._errors import DerivativeError
+from derivative._errors import DerivativeError, OperationalTimeout
 
 from ._callers import ConcurrentCaller, Interleaving, Ref
 from ._counting import _CallRecord, _count_hit, _CountCheck, _ref_key
@@ -88,6 +88,8 @@ def _concurrent(
             if why is not None:
                 runner.inv_failures[o.id] = _failure(runner, c, prefix, calls, run, why)
                 break
+    except OperationalTimeout:
+        raise  # no evidence either way: the run stops (exit 75)
     except DerivativeError as exc:
         runner.notes.setdefault(o.id, f"interleavings not explored: {exc}")
     runner.explored[o.id] += explored

@@ -19,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 
 from derivative._ast import BindDecl
+from derivative._errors import OperationalTimeout
 from derivative._typecheck import TypeInfo
 from derivative._values import EnumValue
 
@@ -161,6 +162,13 @@ class InProcessCaller:
         yield from explore_in_process(self, system, setup, calls, limit, stop)
 
 
+EXPLORE_SAFETY_SECONDS = 300.0
+"""Wall-clock safety net of one in-process exploration.  The number of schedules
+(``EngineOptions.interleavings``) and the steps per schedule bound the search
+deterministically; reaching this raises ``OperationalTimeout`` instead of passing on
+however many schedules a loaded machine got through."""
+
+
 def explore_in_process(
     caller: InProcessCaller,
     system: str,
@@ -183,12 +191,16 @@ def explore_in_process(
         [scenario.body(i) for i in range(len(calls))],
         max_schedules=limit,
         max_preemptions=2,
-        timeout=30.0,
+        timeout=EXPLORE_SAFETY_SECONDS,
         trace_filter=_candidate_files(caller.module),
         names=[f"thread {i + 1}" for i in range(len(calls))],
         modules=[caller.module],
     )
+    seen = 0
+    exhausted = False
     for run in runs:
+        seen += 1
+        exhausted = run.exhausted
         outcomes: list[Outcome] = []
         for r in run.results:
             if r.status == "returned" and isinstance(r.value, Outcome):
@@ -204,6 +216,13 @@ def explore_in_process(
         yield inter
         if stop(inter):
             return
+    if seen < limit and not exhausted:
+        # The search ends at ``limit``, at the end of its space or at its time budget:
+        # only the last depends on the machine's speed.
+        raise OperationalTimeout(
+            f"the exploration of interleavings of {system} ran into its wall-clock safety "
+            f"limit of {EXPLORE_SAFETY_SECONDS:g} s after {seen} of at most {limit} schedules"
+        )
 
 
 def _candidate_files(module: ModuleType) -> Callable[[str], bool] | None:

@@ -17,7 +17,9 @@ Each folder under ``tests/golden/check/`` is one case: one or more ``.req`` file
 The hand-written expectations are what makes the catalogue able to fail: the
 snapshots ``expected.txt`` / ``expected.json`` only pin the wording and layout of the
 reports (so that an unintended change shows up in review) and are rewritten with
-``DERIVATIVE_REGEN_GOLDEN=1``, never by hand.  The expectations are never rewritten.
+``DERIVATIVE_REGEN_GOLDEN=1`` (the ``golden`` fixture of ``tests/conftest.py``), never
+by hand.  The expectations are never rewritten: a regenerating run still asserts them,
+validates the report against its published model and verifies the certificate.
 
 Every infeasible answer is also certified (``--certificate``) and the certificate is
 handed to the independent checker (``derivative certificate verify --spec ...``), which
@@ -37,7 +39,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -46,9 +48,13 @@ from derivative._eval import Evaluator
 from derivative._regex import fullmatch
 from derivative._types import TDate, TEnum, TInt, TList, TReal, TStr, Ty
 from derivative._values import EnumValue, Value
+from derivative.certificates import Certificate
+from derivative.solver._document import CheckDocument
+
+if TYPE_CHECKING:
+    from conftest import Golden
 
 CASES_DIR = Path(__file__).resolve().parent / "check"
-REGEN = os.environ.get("DERIVATIVE_REGEN_GOLDEN") == "1"
 
 KINDS = (
     "inconsistent_requirements",
@@ -128,18 +134,6 @@ def _normalise_report(report: dict[str, Any]) -> dict[str, Any]:
     if isinstance(out.get("certificate"), dict):
         out["certificate"] = _normalise_certificate(out["certificate"])
     return out
-
-
-def _compare_snapshot(path: Path, actual: str) -> None:
-    if REGEN:
-        path.write_text(actual, encoding="utf-8")
-        return
-    assert path.exists(), f"{path} is missing: run with DERIVATIVE_REGEN_GOLDEN=1 to create it"
-    expected = path.read_text(encoding="utf-8")
-    assert actual == expected, (
-        f"{path.parent.name}/{path.name} differs from the report; if the change is intended, "
-        "regenerate with DERIVATIVE_REGEN_GOLDEN=1 and review the diff"
-    )
 
 
 # --------------------------------------------------------------------------- witnesses
@@ -223,7 +217,9 @@ def _core_key(core: Mapping[str, Any]) -> tuple[str, frozenset[str]]:
 
 
 @pytest.mark.parametrize("name", _case_names())
-def test_check_case(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_check_case(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, golden: Golden
+) -> None:
     # An internal error must not leave a crash report inside the catalogue folder.
     monkeypatch.setenv(cli.CRASH_DIR_ENV, str(tmp_path / "crashes"))
     exp = _expectation(name)
@@ -293,10 +289,17 @@ def test_check_case(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         assert report["unknowns"], "unknown must give the undecided questions and reasons"
         assert all(u["reason"] for u in report["unknowns"])
 
+    # -- in both modes: the published models, a stable normal form --------------------
+    CheckDocument.model_validate(report)
+    if report["certificate"] is not None:
+        Certificate.model_validate(report["certificate"])
+    normalised_report = _normalise_report(report)
+    assert _normalise_report(normalised_report) == normalised_report
+
     # -- the reports, byte for byte ----------------------------------------------------
-    normalised = json.dumps(_normalise_report(report), indent=2, ensure_ascii=False) + "\n"
-    _compare_snapshot(folder / "expected.json", normalised)
-    _compare_snapshot(folder / "expected.txt", as_text.out)
+    normalised = json.dumps(normalised_report, indent=2, ensure_ascii=False) + "\n"
+    golden.check(folder / "expected.json", normalised)
+    golden.check(folder / "expected.txt", as_text.out)
 
 
 # --------------------------------------------------------------------------- the catalogue itself

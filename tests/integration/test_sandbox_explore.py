@@ -308,7 +308,7 @@ def test_a_stuck_exploration_is_killed_at_its_own_deadline(
     result = sb.explore("Slow", [], [("take", []), ("take", [])], limit=50)
     elapsed = time.monotonic() - started
     assert result.status == "timeout", result
-    assert 1.4 <= elapsed < 6.0  # the exploration's 0.5 s plus the call's 1 s
+    assert 1.4 <= elapsed < 15.0  # the exploration's 0.5 s plus the call's 1 s, and a margin
     assert sb.call("Store").ok and sb.restarts == 1
     assert [r.ended for r in sb.close()] == ["timeout", "closed"]
 

@@ -322,7 +322,7 @@ def test_a_timed_out_call_kills_the_sandbox_and_the_next_call_gets_a_fresh_one(
     for function in ("spin", "sleepy"):
         result = sb.call(function)
         assert result.status == "timeout", result
-        assert 0.9 <= result.elapsed < 5.0
+        assert 0.9 <= result.elapsed < 10.0  # killed at 1 s; a margin for a loaded machine
         assert sb.call("quick").value == "quick"
     assert sb.restarts == 2
     stale = sb.method(box.value, "get")

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from derivative._ast import Contract, Obligation
+from derivative._errors import OperationalTimeout
 from derivative._typecheck import TypeInfo, check
 from derivative._values import EnumValue
 from derivative.certificates import (
@@ -748,22 +749,32 @@ def test_the_builder_records_a_solver_that_gives_up_and_accepts_what_verify_acce
         contract, info, "inconsistent_requirements", [_ob(loaded, "R1"), _ob(loaded, "R2")],
         None, {"R1": {"max_attempts": 0}, "R2": {"max_attempts": 3}},
     )  # fmt: skip
-    # one unsat suffices; the timeout is recorded as it happened
+    # one unsat suffices; giving up (at the resource limit) is recorded as it happened
     monkeypatch.setattr(
-        build_module, "run_solvers", _fake_runs(("z3", "timeout"), ("cvc5", "unsat"))
+        build_module, "run_solvers", _fake_runs(("z3", "unknown"), ("cvc5", "unsat"))
     )
     cert = build_certificate(*precondition)
-    assert [(c.solver, c.result) for c in cert.checks] == [("z3", "timeout"), ("cvc5", "unsat")]
+    assert [(c.solver, c.result) for c in cert.checks] == [("z3", "unknown"), ("cvc5", "unsat")]
     result = verify(cert.to_json())  # the real solvers, in fresh processes
     assert result.valid, result.reasons
     # no solver decides it, but the Farkas rows do
     monkeypatch.setattr(
-        build_module, "run_solvers", _fake_runs(("z3", "unknown"), ("cvc5", "timeout"))
+        build_module, "run_solvers", _fake_runs(("z3", "unknown"), ("cvc5", "missing"))
     )
     cert = build_certificate(*requirements)
     assert cert.farkas is not None
-    assert [c.result for c in cert.checks] == ["unknown", "timeout"]
+    assert [c.result for c in cert.checks] == ["unknown", "missing"]
     assert verify(cert.to_json(), solvers=()).valid
+    # the wall-clock safety net is no answer: nothing is certified, even with an unsat
+    # and Farkas rows (what the certificate held would depend on the machine's speed)
+    monkeypatch.setattr(
+        build_module, "run_solvers", _fake_runs(("z3", "unsat"), ("cvc5", "timeout"))
+    )
+    with pytest.raises(OperationalTimeout, match=r"cvc5 9\.9 says timeout"):
+        build_certificate(*requirements)
+    monkeypatch.setattr(
+        build_module, "run_solvers", _fake_runs(("z3", "unknown"), ("cvc5", "unknown"))
+    )
     # nothing establishes it: no certificate
     with pytest.raises(CertificateError, match="no solver said unsat and there is no Farkas"):
         build_certificate(*precondition)
@@ -781,7 +792,7 @@ def test_recorded_checks_reject_only_a_model(certs: dict[str, Certificate]) -> N
     _rejected(verify(_rehash(doc), solvers=()), "the certificate records cvc5 answering sat")
 
 
-def test_a_solver_that_runs_out_of_time_is_killed_and_reported(
+def test_a_solver_that_hangs_is_killed_by_the_safety_net_and_reported(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import sys
@@ -789,18 +800,56 @@ def test_a_solver_that_runs_out_of_time_is_killed_and_reported(
 
     from derivative.certificates import _solvers
 
-    real = _solvers._command
+    def hanging(solver: str, proof: bool) -> list[str]:
+        return [sys.executable, "-c", "import time; time.sleep(60)"]
 
-    def hanging_z3(solver: str, proof: bool) -> list[str]:
-        if solver == "z3":
-            return [sys.executable, "-c", "import time; time.sleep(60)"]
-        return real(solver, proof)
-
-    monkeypatch.setattr(_solvers, "_command", hanging_z3)
+    # Both hang (a real solver next to them would have to answer within the short
+    # deadline, which a loaded machine need not grant).
+    monkeypatch.setattr(_solvers, "_command", hanging)
     start = time.monotonic()
-    runs = run_solvers("(set-logic ALL)\n(assert false)\n(check-sat)\n", timeout=3.0)
+    runs = run_solvers("(set-logic ALL)\n(assert false)\n(check-sat)\n", timeout=4.0)
     elapsed = time.monotonic() - start
-    # one deadline for both (they run in parallel), and the hung one is named
-    assert [(r.solver, r.result) for r in runs] == [("z3", "timeout"), ("cvc5", "unsat")]
-    assert runs[0].detail == "no answer within 3 s"
-    assert 3.0 <= elapsed < 10
+    # one deadline for both (they run in parallel: one after the other would take 8 s),
+    # and each is named as killed by the wall clock, not as out of resources
+    assert [(r.solver, r.result) for r in runs] == [("z3", "timeout"), ("cvc5", "timeout")]
+    assert all(r.detail.startswith("no answer within 4 s of wall-clock time") for r in runs)
+    assert 4.0 <= elapsed < 8.0
+
+
+def test_the_resource_limit_decides_and_is_not_a_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both solvers stop at their deterministic resource limit with ``unknown``, whatever
+    the machine's speed, and say so; the safety net is far away."""
+    from derivative.certificates import _solvers
+
+    # the pigeonhole principle for 8 pigeons in 7 holes: unsat, but not in 100 units
+    n = 8
+    lines = ["(set-logic QF_UF)"]
+    lines += [f"(declare-const p{i}_{j} Bool)" for i in range(n) for j in range(n - 1)]
+    lines += ["(assert (or " + " ".join(f"p{i}_{j}" for j in range(n - 1)) + "))" for i in range(n)]
+    lines += [
+        f"(assert (or (not p{i}_{j}) (not p{k}_{j})))"
+        for j in range(n - 1)
+        for i in range(n)
+        for k in range(i + 1, n)
+    ]
+    script = "\n".join([*lines, "(check-sat)", ""])
+    monkeypatch.setattr(_solvers, "RLIMITS", {"z3": 100, "cvc5": 100})
+    runs = run_solvers(script, proof_from="cvc5")
+    assert [(r.solver, r.result) for r in runs] == [("z3", "unknown"), ("cvc5", "unknown")]
+    assert [r.detail for r in runs] == ["resource limit reached (100 units)"] * 2
+    assert runs[1].proof is None
+    monkeypatch.undo()
+    runs = run_solvers(script, proof_from="cvc5")  # the real limits are ample
+    assert [(r.solver, r.result) for r in runs] == [("z3", "unsat"), ("cvc5", "unsat")]
+    assert runs[1].proof is not None
+
+
+def test_verify_gives_no_verdict_when_the_safety_net_fires(
+    certs: dict[str, Certificate], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def hung(script: str, solvers: object, **kw: object) -> list[SolverRun]:
+        return [SolverRun("z3", "5.4.1", "unsat"), SolverRun("cvc5", None, "timeout", "...")]
+
+    monkeypatch.setattr(verify_module, "run_solvers", hung)
+    with pytest.raises(OperationalTimeout, match="cvc5 says timeout"):
+        verify(certs["requirements"].to_json())

@@ -291,7 +291,8 @@ class Philosophers:
 def test_lock_order_inversion_is_reported_as_a_deadlock() -> None:
     started = time.monotonic()
     res = explore(Philosophers, [Philosophers.ab, Philosophers.ba], lambda _o, _r: True)
-    assert time.monotonic() - started < 5
+    # found as a deadlock, not cut by the 30 s budget (a wide margin for a loaded machine)
+    assert time.monotonic() - started < 25
     assert res.violated and res.kind == "deadlock"
     assert [r.status for r in res.results] == ["deadlocked", "deadlocked"]
     assert "waits for self.b" in res.trace_text and "waits for self.a" in res.trace_text
@@ -359,8 +360,8 @@ class Flag:
 def test_sleep_is_a_yield_and_polling_loops_finish() -> None:
     started = time.monotonic()
     res = explore(Flag, [Flag.spin, Flag.raise_flag], lambda _f, r: r[0].value == "done")
-    assert not res.violated and res.exhausted
-    assert time.monotonic() - started < 5
+    assert not res.violated and res.exhausted  # the whole space, not cut by the budget
+    assert time.monotonic() - started < 25
 
 
 def test_event_published_before_the_value_is_caught() -> None:
@@ -391,8 +392,8 @@ def test_blocking_outside_the_instrumented_primitives_does_not_hang() -> None:
         max_schedules=8, stall_timeout=0.05,
     )
     assert not res.violated, res.trace_text
-    assert res.schedules_run == 8
-    assert time.monotonic() - started < 8
+    assert res.schedules_run == 8  # every schedule ran: none hung until the budget
+    assert time.monotonic() - started < 25
     stalled = [
         run.stalls
         for run in runs(HiddenRealLock, [HiddenRealLock.work] * 2, max_schedules=8,
@@ -562,8 +563,8 @@ def test_budget_and_timeout_stop_the_search() -> None:
     assert res.schedules_run == 5 and not res.exhausted and not res.violated
     started = time.monotonic()
     res = explore(LockedTokenStore, [reset_t1] * 3, at_most_one_ok, timeout=0.05)
-    assert time.monotonic() - started < 2
-    assert not res.exhausted
+    assert not res.exhausted  # cut by the clock (what decides is that it was cut at all)
+    assert time.monotonic() - started < 10
 
 
 def test_trace_filter_limits_the_scheduling_points() -> None:

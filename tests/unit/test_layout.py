@@ -212,12 +212,17 @@ def test_public_names_are_declared_and_lazy() -> None:
 
 
 def test_hypothesis_profiles_follow_the_ci_variable() -> None:
-    from hypothesis import settings
+    from hypothesis import HealthCheck, settings
 
     ci = settings.get_profile("ci")
     assert ci.derandomize is True and ci.deadline is None and ci.print_blob is True
     assert ci.max_examples <= 100
-    assert settings.get_profile("dev").derandomize is False
+    dev = settings.get_profile("dev")
+    assert dev.derandomize is False
+    # no profile lets the machine's speed decide an outcome
+    for profile in (ci, dev):
+        assert profile.deadline is None
+        assert HealthCheck.too_slow in profile.suppress_health_check
     ci_env = os.environ.get("CI", "").strip().lower() in {"1", "true", "yes", "on"}
     expected = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if ci_env else "dev")
     assert settings.default == settings.get_profile(expected)
