@@ -19,7 +19,7 @@ import pytest
 import z3
 
 from derivative import api, cli
-from derivative._errors import OperationalTimeout
+from derivative._errors import ExitCode, OperationalTimeout
 from derivative.solver import CheckOptions, CheckResult, check
 from derivative.solver._z3util import fresh_context, make_solver
 
@@ -67,10 +67,10 @@ def test_check_reports_a_resource_limit_as_unknown_and_the_clock_as_exit_75(
 ) -> None:
     monkeypatch.chdir(NONLINEAR)
     code, out, _ = _cli("check", "spec.req")
-    assert code == cli.EXIT_UNKNOWN
+    assert code == ExitCode.UNKNOWN
     assert "resource limit reached" in out
     code, out, err = _cli("check", "spec.req", "--timeout", "0.001")
-    assert code == cli.EXIT_OPERATIONAL_TIMEOUT == 75
+    assert code == ExitCode.OPERATIONAL_TIMEOUT == 75
     assert out == ""
     assert err.startswith("error: operational timeout: a Z3 call was stopped by its wall-clock")
 
@@ -114,8 +114,8 @@ TOKEN_STORE = Path(__file__).resolve().parents[1] / "corpus" / "token_store_race
 
 
 def _token_store_run(options: object) -> object:
-    from derivative.forge._boundary import clear_cache
-    from derivative.forge._engine import Engine, InProcessCaller, load_target
+    from derivative.forge.testing import Engine, InProcessCaller, load_target
+    from derivative.solver import clear_cache
 
     clear_cache()
     info = api.parse_text((TOKEN_STORE / "spec.req").read_text(encoding="utf-8")).types
@@ -124,8 +124,9 @@ def _token_store_run(options: object) -> object:
 
 
 def test_the_number_of_interleavings_explored_is_decided_by_the_schedule_bound() -> None:
-    from derivative.forge._engine import EngineOptions
     from hypothesis import settings
+
+    from derivative.forge.testing import EngineOptions
 
     # derandomised, as ``derivative run`` is by default: then every count is the same
     options = EngineOptions(
@@ -142,11 +143,9 @@ def test_the_number_of_interleavings_explored_is_decided_by_the_schedule_bound()
 def test_an_exploration_stopped_by_the_clock_is_an_operational_timeout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from derivative.forge._engine import EngineOptions
+    from derivative.forge.testing import EngineOptions, _inprocess
 
-    from derivative.forge import _engine
-
-    monkeypatch.setattr(_engine, "EXPLORE_SAFETY_SECONDS", 1e-9)
+    monkeypatch.setattr(_inprocess, "EXPLORE_SAFETY_SECONDS", 1e-9)
     with pytest.raises(OperationalTimeout, match="exploration of interleavings of TokenStore"):
         _token_store_run(EngineOptions(examples=5, sequences=2, steps=4, interleavings=40))
 
@@ -154,9 +153,9 @@ def test_an_exploration_stopped_by_the_clock_is_an_operational_timeout(
 def test_a_sandboxed_exploration_stopped_by_the_clock_is_an_operational_timeout() -> None:
     from types import SimpleNamespace
 
-    from derivative.forge._channel import ExploreBatch, ExploredRun, WireOutcome
-    from derivative.forge._engine import SandboxCaller
-    from derivative.forge._sandbox import CallResult
+    from derivative.forge.run import SandboxCaller
+    from derivative.forge.sandbox._channel import ExploreBatch, ExploredRun, WireOutcome
+    from derivative.forge.sandbox._sandbox import CallResult
 
     one = ExploredRun("[]", (), (WireOutcome(True, 1),), "", False)
 

@@ -164,7 +164,8 @@ def test_compile_and_channel_errors_are_internal_errors() -> None:
 def test_the_exit_code_table() -> None:
     assert [(c.name, int(c)) for c in ExitCode] == [
         ("OK", 0), ("NO", 1), ("BAD_INPUT", 2), ("INFEASIBLE", 3), ("SANDBOX_UNAVAILABLE", 4),
-        ("POLICY_VIOLATION", 5), ("UNKNOWN", 6), ("INTERNAL", 70), ("INTERRUPTED", 130),
+        ("POLICY_VIOLATION", 5), ("UNKNOWN", 6), ("INTERNAL", 70), ("OPERATIONAL_TIMEOUT", 75),
+        ("INTERRUPTED", 130),
         ("BROKEN_PIPE", 141),
     ]
     assert DerivativeError("x").exit_code == 2
