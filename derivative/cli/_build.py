@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import typing
 from typing import TextIO
@@ -78,6 +79,14 @@ def _repairs(text: str) -> int:
     return n
 
 
+def _absolute_paths(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """The generator runs in a folder of its own: a word naming a file or folder relative to
+    the current directory (``examples/generators/scripted.py``) is made absolute, so the
+    command means what it means at the user's prompt."""
+    return tuple(os.path.abspath(w) if not os.path.isabs(w) and os.path.exists(w) and
+                 (os.sep in w or w.startswith(".")) else w for w in argv)
+
+
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Build; print the report; return the exit code of its status."""
     from derivative.forge.build import BuildOptions
@@ -90,6 +99,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             raise UsageError(f"--generator: {exc}") from None
         if not generator:
             raise UsageError("--generator must name a program")
+        generator = _absolute_paths(generator)
     loaded = api.load(args.specs)
     options = BuildOptions(
         candidate=args.candidate, generator=generator, synth=bool(args.synth),

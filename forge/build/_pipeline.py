@@ -96,6 +96,8 @@ class BuildReport:
     outcome: dict[str, Any]
     package: Path | None = None
     warnings: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    """Each obligation the best attempt did not pass, explained (counterexample or gap)."""
 
     @property
     def exit_code(self) -> int:
@@ -105,6 +107,10 @@ class BuildReport:
         lines = [f"{self.outcome['spec']['name']}: {self.status}: {self.reason}"]
         for g in self.outcome.get("gates", []):
             lines.append(f"  {g['gate']}: {g['status']}: {g['detail']}")
+        if self.outcome.get("attempts", 0) > 1:
+            lines.append(f"repair: {self.outcome['attempts']} attempts, stopped: "
+                         f"{self.outcome['stop_reason']} (every attempt in code_artifact.json)")
+        lines.extend(self.failures)
         lines.append(f"build folder: {self.folder}")
         if self.package is not None:
             lines.append(f"package: {self.package}")
@@ -180,7 +186,9 @@ class _Build:
         if result.status == "infeasible_proven":
             cert = certify(self.info.contract, self.info, result.cores[0])
             doc = cert.to_json() if hasattr(cert, "to_json") else cert
-            self.folder.write_json("certificate.json", dict(doc), ["build_spec.json"])
+            # the certificate is a published format with its own hash and no extra field:
+            # written as it is; its `spec` names the identity that build_spec.json freezes
+            self.folder.write_bytes("certificate.json", canonical_bytes(dict(doc)))
             ids = ", ".join(result.cores[0].ids) if result.cores else "?"
             return {"reason": f"the contract contradicts itself (minimal conflict: {ids}); "
                     "certificate.json holds the proof"}
@@ -348,8 +356,10 @@ def _run_gates(run: RunReport) -> list[dict[str, str]]:
         gates.append(_gate("sandbox", "unavailable", run.reason))
         return gates
     if run.sandbox is not None:
-        gates.append(_gate("sandbox", "passed", f"{run.sandbox['backend']}: "
-                           + (", ".join(run.sandbox["isolation"]) or "no isolation verified")))
+        iso = list(run.sandbox["isolation"])
+        weak = [f for f in iso if f.startswith("weaker")]
+        gates.append(_gate("sandbox", "passed", f"{run.sandbox['backend']}, {len(iso)} isolation "
+                           "features verified" + (f" ({', '.join(weak)})" if weak else "")))
     if run.evidence is None:
         return gates
     imported = "could not be imported" not in run.reason
@@ -404,7 +414,8 @@ class _Pipeline(_Attempts):
         chosen = result.best_attempt
         best = self.judged.get(chosen[0].number) if chosen is not None else None
         if best is None or best.validation is None:
-            status, reason = "validation_failed", f"no candidate was judged ({result.stop_reason})"
+            status = "validation_failed"
+            reason = f"no candidate was judged ({result.stop_reason}: {result.message})"
         else:
             status, reason = best.validation.status, best.validation.message
         deps = ["build_spec.json", "feasible_plan.json", "code_artifact.json"]
@@ -575,5 +586,7 @@ def _finish(b: _Pipeline, status: str, reason: str, best: Judged | None,
             package_tmp=package[0] if package else None,
             package_final=package[1] if package else None,
             outcome_bytes=canonical_bytes(outcome))
+    failures = [o.explain() for o in run.evidence.obligations
+                if o.status in ("failed", "unexercised")] if run and run.evidence else []
     return BuildReport(status, reason, b.folder.path, outcome,
-                       package[1] if package else None, list(b.warnings))
+                       package[1] if package else None, list(b.warnings), failures)

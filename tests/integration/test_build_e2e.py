@@ -289,3 +289,17 @@ def test_an_occupied_build_folder_is_refused(tmp_path: Path) -> None:
         build(loaded.types, BuildOptions(synth=True, out=str(out), state=str(tmp_path / "s")),
               contract_doc=api.contract_json(loaded))
     shutil.rmtree(out)
+
+
+def test_the_certificate_of_an_infeasible_build_verifies(tmp_path: Path) -> None:
+    from derivative.certificates import verify
+
+    specs = [EXAMPLES / "limits" / "feature.req", EXAMPLES / "limits" / "policy.req"]
+    loaded = api.load(specs)
+    report = build(loaded.types, BuildOptions(candidate=str(EXAMPLES / "candidates" /
+                                                            "password_policy.py"),
+                                              out=str(tmp_path / "b"), state=str(tmp_path / "s")),
+                   contract_doc=api.contract_json(loaded), spec_files=specs)
+    assert report.status == "infeasible_proven"
+    result = verify(json.loads((report.folder / "certificate.json").read_text()))
+    assert result.valid, result
