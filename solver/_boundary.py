@@ -71,17 +71,10 @@ from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TSt
 from derivative._values import EnumValue
 from derivative._walk import children, free_names, walk
 
-from ._encode import (
-    DATE_MAX,
-    DATE_MIN,
-    Encoder,
-    Term,
-    from_model,
-    intrinsic_domain,
-    literal,
-    regex_for,
-    var,
-)
+from ._decode import from_model
+from ._definitions import regex_for
+from ._encode import Encoder
+from ._terms import DATE_MAX, DATE_MIN, Term, intrinsic_domain, literal, var
 from ._z3util import Unsupported, make_solver, str_val
 
 __all__ = [

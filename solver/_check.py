@@ -52,7 +52,8 @@ from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
 from derivative._values import Value
 from derivative._walk import free_names, walk
 
-from ._encode import Encoder, Term, coerce, intrinsic_domain, is_subclass, seq_of, sort_of, var
+from ._encode import Encoder
+from ._exceptions import is_subclass
 from ._question import CoreResult, Member, Question, names_of
 from ._result import (
     KIND_ORDER,
@@ -67,6 +68,7 @@ from ._result import (
     Witness,
 )
 from ._scope import Owner, owner_obligations, owners, param_obligations
+from ._terms import Term, coerce, intrinsic_domain, seq_of, sort_of, var
 from ._z3util import Unsupported, Z, conj, ctx, disj, fresh_context, str_val, true
 
 # --------------------------------------------------------------------------- context
@@ -929,7 +931,7 @@ def _const_value(t: Term) -> Value:
     s.add(out == t.value)
     if s.check() != z3.sat:
         raise Unsupported("the example's arguments have no value")
-    from ._encode import from_model
+    from ._decode import from_model
 
     return from_model(s.model(), out, t.ty)
 
@@ -1237,7 +1239,7 @@ def _no_result(
 
 def _unrealizable(ctx: _Ctx, cl: _Clauses, bad_input: dict[str, Value]) -> None:
     owner = cl.owner
-    from ._encode import literal
+    from ._terms import literal
 
     inputs = {n: Term(literal(bad_input[n], t), true(), t) for n, t, _ in owner.params}
     result = var("result", owner.returns) if owner.has_result else None

@@ -39,7 +39,7 @@ from derivative._types import Ty
 from derivative._values import Value
 from derivative._walk import children
 
-from ._encode import from_model
+from ._decode import from_model
 from ._z3util import Unsupported, Z, Z3Env, ctx, current, fresh_name, implies, make_solver
 
 Verdict: TypeAlias = Literal["sat", "unsat", "unknown"]
