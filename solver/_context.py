@@ -5,13 +5,23 @@
 in the order the questions run (the report lists them in that order).  ``Clauses``
 and ``CallScope`` are an owner's obligations by role and its variables: several
 questions about one function read the same ones.
+
+Frame layout matters here.  Z3 recycles the ids of the terms, models and solvers it
+frees, and the ids steer its search: which model a later question gets, and so the
+witnesses in reports.  CPython frees a function's locals when it returns, in the order
+of its local variables (variables captured by a closure last, alphabetically).  So the
+functions that hold Z3 objects (``owner_questions``, ``example``, ``realize``,
+``witness``, ``unrealizable``, ``add_cores``) keep the locals and closure captures they
+had before ``_check`` was split: their helpers either compute from their arguments and
+return what the caller keeps, or hold nothing Z3 the original function did not free
+at the same point.  Moving a Z3 object from such a frame into a helper's changes the
+witnesses of later questions (measured: ``examples/password_policy.req``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
 from derivative._ast import Call, Contract, Obligation
 from derivative._eval import Evaluator
@@ -24,9 +34,6 @@ from ._result import CheckOptions, Core, Correction, Finding, Unknown
 from ._scope import Owner, owner_obligations
 from ._terms import Term, intrinsic_domain, var
 from ._z3util import Unsupported, Z
-
-Settled = Literal["realizable", "unrealizable"]
-"""A realizability method's conclusion that ends question 4 (an input is handed on)."""
 
 
 @dataclass

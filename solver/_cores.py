@@ -18,7 +18,7 @@ from derivative._ast import Obligation
 from derivative._values import Value
 
 from ._context import Ctx
-from ._question import CoreResult, Member, Question
+from ._question import Answer, CoreResult, Member, Question
 from ._result import Core, Correction, Kind
 from ._z3util import Unsupported, Z
 
@@ -58,7 +58,9 @@ def add_cores(
     if ctx.options.all_cores:
         # The enumeration finds every core itself: a first core is computed beforehand
         # only where it decides whether this kind applies (``require``).
-        results = _all_cores(ctx, q, subject, extra, require)
+        # ``_held``: the last component's cores and answer, released when this frame ends,
+        # as before the split (see ``_context``: frame layout matters).
+        results, _held = _all_cores(ctx, q, subject, extra, require)
         if not results:
             if found is None:
                 found = q.minimal_core(extra=extra)
@@ -117,10 +119,14 @@ def _without_input(
 
 def _all_cores(
     ctx: Ctx, q: Question, subject: str, extra: Sequence[Z], require: Obligation | None
-) -> list[CoreResult]:
-    """Every core of every conflicting component (``--all-cores``), and the corrections."""
+) -> tuple[list[CoreResult], tuple[object, ...]]:
+    """Every core of every conflicting component (``--all-cores``), and the corrections;
+    also the last component's cores and first answer, for the caller to hold (a tuple
+    releases its items last to first: the answer, then the cores, as before)."""
     results: list[CoreResult] = []
     per_component: list[list[list[Member]]] = []
+    first: Answer | None = None
+    cores: list[CoreResult] = []
     for component in q.components():
         if require is not None and require not in [m.ob for m in component]:
             continue
@@ -149,7 +155,7 @@ def _all_cores(
                 "the cores listed are real but there may be more",
             )
     _corrections(ctx, q, subject, per_component)
-    return results
+    return results, (cores, first)
 
 
 def _corrections(

@@ -9,8 +9,6 @@ clause of a related exception to hold.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import z3
 
 from derivative._ast import Call, Obligation
@@ -22,7 +20,7 @@ from ._cores import add_cores
 from ._decode import from_model
 from ._encode import Encoder
 from ._exceptions import is_subclass
-from ._question import CoreResult, Question, names_of
+from ._question import Answer, CoreResult, Question, names_of
 from ._scope import Owner
 from ._terms import Term, coerce, var
 from ._wording import named, series, values_text
@@ -46,6 +44,7 @@ def _call_args(ex: Obligation) -> Call | None:
 
 def example(ctx: Ctx, cl: Clauses, ex: Obligation) -> bool:
     """Question 3 for one example; False if it found a conflict or could not decide."""
+    # Locals and closures as before the split (see ``_context``: frame layout matters).
     owner = cl.owner
     call = _call_args(ex)
     if call is None or call.func not in owner.call_names or len(call.args) != len(owner.params):
@@ -72,15 +71,24 @@ def example(ctx: Ctx, cl: Clauses, ex: Obligation) -> bool:
     result = var("result", owner.returns) if owner.has_result else None
     scope = CallScope(inputs, result)
     enc = ctx.encoder(scope.env)
-    ex_enc = ctx.encoder({}, _call_hook(owner, result, args_defined))
+
+    def hook(node: Call, args: list[Term]) -> Term | None:
+        return _call_term(node, owner, result, args_defined)
+
+    ex_enc = ctx.encoder({}, hook)
+    raises_example = ex.exception is not None
     try:
         witness = {n: _const_value(t) for n, t in arg_values.items()}
     except Unsupported as exc:
         ctx.unknown(ex.id, [ex], f"cannot evaluate the example's arguments: {exc}")
         return False
-    build = _builder(ctx, cl, ex, enc, ex_enc, args_defined)
+    raises_for: dict[str, Z] = {}
+
+    def build(ob: Obligation) -> Z:
+        return _formula(ctx, cl, ex, ob, raises_example, enc, ex_enc, args_defined, raises_for)
+
     obligations = [ex, *cl.requires]
-    if ex.exception is None:
+    if not raises_example:
         obligations += [*cl.raises, *cl.ensures]
     everything = frozenset(scope.variables())
 
@@ -89,72 +97,12 @@ def example(ctx: Ctx, cl: Clauses, ex: Obligation) -> bool:
         return everything if ob is ex else names_of(ob)
 
     q = ctx.question(ex.id, obligations, build, scope.background(), scope.variables(), names)
-    return _decide(ctx, cl, ex, q, obligations, args_defined, witness)
-
-
-def _call_hook(
-    owner: Owner, result: Term | None, args_defined: Z
-) -> Callable[[Call, list[Term]], Term | None]:
-    """The example's call of its function stands for ``result`` (defined at its input)."""
-
-    def hook(node: Call, args: list[Term]) -> Term | None:
-        if node.func in owner.call_names and result is not None:
-            return Term(result.value, args_defined, result.ty)
-        return None
-
-    return hook
-
-
-def _builder(
-    ctx: Ctx, cl: Clauses, ex: Obligation, enc: Encoder, ex_enc: Encoder, args_defined: Z
-) -> Callable[[Obligation], Z]:
-    """What each obligation asserts in the example's question."""
-
-    def build(ob: Obligation) -> Z:
-        if ob is ex:
-            if ex.exception is not None:
-                related = [
-                    enc.encode(r.expr).holds
-                    for r in cl.raises
-                    if r.exception is not None
-                    and ex.exception is not None
-                    and (
-                        is_subclass(r.exception, ex.exception, ctx.exceptions)
-                        or is_subclass(ex.exception, r.exception, ctx.exceptions)
-                    )
-                ]
-                return conj(args_defined, disj(*related))
-            return conj(args_defined, ex_enc.encode(ob.expr).holds)
-        if ob.kind == "raises":
-            # A result example returns normally: every raises condition must be false.
-            return z3.Not(enc.encode(ob.expr).holds)
-        return enc.encode(ob.expr).holds
-
-    return build
-
-
-def _decide(
-    ctx: Ctx,
-    cl: Clauses,
-    ex: Obligation,
-    q: Question,
-    obligations: list[Obligation],
-    args_defined: Z,
-    witness: dict[str, Value],
-) -> bool:
-    """Check the example's question; record its conflict (False) or accept it (True)."""
     if not any(m.ob is ex for m in q.members):
         ctx.unknown(ex.id, [ex], q.unencodable[0][1] if q.unencodable else "cannot encode")
         return False
     ans = q.check()
-    if ans.verdict == "sat":
-        if q.unencodable:
-            ctx.unknown(ex.id, [o for o, _ in q.unencodable], q.unencodable[0][1])
-            return False
-        return True
-    if ans.verdict == "unknown":
-        ctx.unknown(ex.id, obligations, ans.reason)
-        return False
+    if ans.verdict != "unsat":
+        return _not_conflicting(ctx, ex, q, ans, obligations)
     # The example must take part: clauses that conflict at its input on their own are
     # a precondition or realizability problem, found (and certified) by those questions.
     ensures_ids = {o.id for o in cl.ensures}
@@ -166,54 +114,99 @@ def _decide(
         and q.check(call_ok, at_input).verdict == "sat"
     ):
         return True
-    add_cores(
-        ctx,
-        q,
-        "contradicting_example",
-        cl.owner.name,
-        _explainer(cl.owner, ex, witness),
-        witness_input=witness,
-        require=ex,
-        at_input=at_input,
-    )
+
+    def explain(r: CoreResult) -> str:
+        return _explain(r, ex, owner, witness, raises_example)
+
+    add_cores(ctx, q, "contradicting_example", owner.name, explain, witness_input=witness,
+              require=ex, at_input=at_input)
     return False
 
 
-def _explainer(
-    owner: Owner, ex: Obligation, witness: dict[str, Value]
-) -> Callable[[CoreResult], str]:
+def _call_term(node: Call, owner: Owner, result: Term | None, args_defined: Z) -> Term | None:
+    """The example's call of its function stands for ``result`` (defined at its input)."""
+    if node.func in owner.call_names and result is not None:
+        return Term(result.value, args_defined, result.ty)
+    return None
+
+
+def _formula(
+    ctx: Ctx,
+    cl: Clauses,
+    ex: Obligation,
+    ob: Obligation,
+    raises_example: bool,
+    enc: Encoder,
+    ex_enc: Encoder,
+    args_defined: Z,
+    raises_for: dict[str, Z],
+) -> Z:
+    """What ``ob`` asserts in the question of the example ``ex``."""
+    if ob is ex:
+        if raises_example:
+            related = [
+                enc.encode(r.expr).holds
+                for r in cl.raises
+                if r.exception is not None
+                and ex.exception is not None
+                and (
+                    is_subclass(r.exception, ex.exception, ctx.exceptions)
+                    or is_subclass(ex.exception, r.exception, ctx.exceptions)
+                )
+            ]
+            return conj(args_defined, disj(*related))
+        return conj(args_defined, ex_enc.encode(ob.expr).holds)
+    if ob.kind == "raises":
+        # A result example returns normally: every raises condition must be false.
+        raises_for[ob.id] = enc.encode(ob.expr).holds
+        return z3.Not(raises_for[ob.id])
+    return enc.encode(ob.expr).holds
+
+
+def _not_conflicting(
+    ctx: Ctx, ex: Obligation, q: Question, ans: Answer, obligations: list[Obligation]
+) -> bool:
+    """A sat or undecided example question: True if the example holds (nothing left out)."""
+    if ans.verdict == "sat":
+        if q.unencodable:
+            ctx.unknown(ex.id, [o for o, _ in q.unencodable], q.unencodable[0][1])
+            return False
+        return True
+    ctx.unknown(ex.id, obligations, ans.reason)
+    return False
+
+
+def _explain(
+    r: CoreResult, ex: Obligation, owner: Owner, witness: dict[str, Value], raises_example: bool
+) -> str:
     """The explanation of an example's core."""
-
-    def explain(r: CoreResult) -> str:
-        at = values_text(witness)
-        others = [m.ob for m in r.members if m.ob is not ex]
-        if ex not in [m.ob for m in r.members]:
-            return (
-                f"At the input {at}, {series([named(o) for o in others])} cannot all hold "
-                f"(the example {ex.id} is not even needed)."
-            )
-        if ex.exception is not None and not others:
-            return (
-                f"The example {named(ex)} says the call raises {ex.exception}, but at the "
-                f"input {at} no raises clause of {owner.name} for {ex.exception} (or a related "
-                "exception) holds, so the call must return normally."
-            )
-        if not others:
-            return (
-                f"The example {named(ex)} cannot hold on its own: its call or its expected "
-                "value is undefined."
-            )
-        parts = []
-        for o in others:
-            if o.kind == "raises":
-                parts.append(f"{named(o)}, which holds there, so the call must raise")
-            elif o.kind == "requires":
-                parts.append(f"{named(o)}, which makes that input invalid")
-            else:
-                parts.append(named(o))
-        return f"At the input {at}, the example {named(ex)} contradicts {series(parts)}."
-
-    return explain
+    at = values_text(witness)
+    others = [m.ob for m in r.members if m.ob is not ex]
+    if ex not in [m.ob for m in r.members]:
+        return (
+            f"At the input {at}, {series([named(o) for o in others])} cannot all hold "
+            f"(the example {ex.id} is not even needed)."
+        )
+    if raises_example and not others:
+        return (
+            f"The example {named(ex)} says the call raises {ex.exception}, but at the "
+            f"input {at} no raises clause of {owner.name} for {ex.exception} (or a related "
+            "exception) holds, so the call must return normally."
+        )
+    if not others:
+        return (
+            f"The example {named(ex)} cannot hold on its own: its call or its expected "
+            "value is undefined."
+        )
+    parts = []
+    for o in others:
+        if o.kind == "raises":
+            parts.append(f"{named(o)}, which holds there, so the call must raise")
+        elif o.kind == "requires":
+            parts.append(f"{named(o)}, which makes that input invalid")
+        else:
+            parts.append(named(o))
+    return f"At the input {at}, the example {named(ex)} contradicts {series(parts)}."
 
 
 def _const_value(t: Term) -> Value:

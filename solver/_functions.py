@@ -13,11 +13,11 @@ import z3
 
 from derivative._ast import Obligation
 
-from ._context import CallScope, Clauses, Ctx, call_scope, clauses_of, is_type_ob
+from ._context import CallScope, Ctx, call_scope, clauses_of, is_type_ob
 from ._cores import add_cores, undefined_only
 from ._encode import Encoder
 from ._examples import example
-from ._question import Answer, CoreResult, Question
+from ._question import CoreResult, Question
 from ._realize import realize
 from ._result import CallWitness
 from ._scope import Owner, owners
@@ -29,15 +29,36 @@ from ._z3util import Unsupported, Z, conj
 
 def owner_questions(ctx: Ctx, owner: Owner) -> CallWitness | None:
     """All questions about one function or operation; its witness if feasible."""
+    # Locals and closures as before the split (see ``_context``: frame layout matters).
     cl = clauses_of(ctx, owner)
     sc = call_scope(owner)
     sc.origin = origins(ctx, owner, sc)
     enc = ctx.encoder(sc.env)
-    pre, ans = _precondition(ctx, cl, sc, enc)
-    ok = ans.verdict == "sat" and not pre.unencodable
+
+    def holds(ob: Obligation) -> Z:
+        return enc.encode(ob.expr).holds
+
+    # 2. precondition ---------------------------------------------------------
+    pre = ctx.question(owner.name, cl.requires, holds, sc.background(False), sc.variables(False))
+    ans = pre.check()
+    ok = True
+    if ans.verdict == "unsat":
+
+        def explain_pre(r: CoreResult) -> str:
+            return _explain_precondition(r, pre, enc, owner)
+
+        add_cores(ctx, pre, "unsatisfiable_precondition", owner.name, explain_pre)
+        ok = False
+    elif ans.verdict == "unknown" or pre.unencodable:
+        why = ans.reason if ans.verdict == "unknown" else pre.unencodable[0][1]
+        ctx.unknown(f"{owner.name} precondition", cl.requires, why)
+        ok = False
+
+    # 3. examples -------------------------------------------------------------
     for ex in cl.examples:
         if not example(ctx, cl, ex):
             ok = False
+
     if not ok:
         return None
 
@@ -62,40 +83,22 @@ def owner_questions(ctx: Ctx, owner: Owner) -> CallWitness | None:
     if ctx.options.redundancy:
         redundancy(ctx, pre, [m for m in pre.members if not is_type_ob(m.ob)])
 
-    # 4. realizability and the witness
+    # 4. realizability and the witness ------------------------------------------
     return realize(ctx, cl, sc, enc, no_raise, pre)
 
 
-def _precondition(ctx: Ctx, cl: Clauses, sc: CallScope, enc: Encoder) -> tuple[Question, Answer]:
-    """Question 2: the precondition's question and its answer (sat: some input is valid)."""
-    owner = cl.owner
-
-    def holds(ob: Obligation) -> Z:
-        return enc.encode(ob.expr).holds
-
-    pre = ctx.question(owner.name, cl.requires, holds, sc.background(False), sc.variables(False))
-    ans = pre.check()
-    if ans.verdict == "unsat":
-
-        def explain_pre(r: CoreResult) -> str:
-            names = [named(m.ob) for m in r.members]
-            if len(r.members) == 1 and undefined_only(
-                pre, r.members[0], lambda ob: enc.encode(ob.expr).defined
-            ):
-                return (
-                    f"{names[0]} is undefined for every input of {owner.name}: no input is valid."
-                )
-            plural = "s" if len(names) > 1 else ""
-            return (
-                f"The requires clause{plural} {series(names)} of {owner.name} "
-                f"{verb(len(names))}: no input is valid."
-            )
-
-        add_cores(ctx, pre, "unsatisfiable_precondition", owner.name, explain_pre)
-    elif ans.verdict == "unknown" or pre.unencodable:
-        why = ans.reason if ans.verdict == "unknown" else pre.unencodable[0][1]
-        ctx.unknown(f"{owner.name} precondition", cl.requires, why)
-    return pre, ans
+def _explain_precondition(r: CoreResult, pre: Question, enc: Encoder, owner: Owner) -> str:
+    """Why no input of ``owner`` is valid."""
+    names = [named(m.ob) for m in r.members]
+    if len(r.members) == 1 and undefined_only(
+        pre, r.members[0], lambda ob: enc.encode(ob.expr).defined
+    ):
+        return f"{names[0]} is undefined for every input of {owner.name}: no input is valid."
+    plural = "s" if len(names) > 1 else ""
+    return (
+        f"The requires clause{plural} {series(names)} of {owner.name} "
+        f"{verb(len(names))}: no input is valid."
+    )
 
 
 def origins(ctx: Ctx, owner: Owner, sc: CallScope) -> list[Z]:

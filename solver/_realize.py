@@ -19,10 +19,11 @@ import itertools
 import z3
 
 from derivative._ast import Compare, Expr, Obligation, Result, StrLit
-from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, TStr
+from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
 from derivative._walk import walk
 
-from ._context import CallScope, Clauses, Ctx, Settled
+from . import _cvc5
+from ._context import CallScope, Clauses, Ctx
 from ._encode import Encoder
 from ._question import Answer, Question
 from ._result import CallWitness
@@ -37,6 +38,7 @@ def realize(
     ctx: Ctx, cl: Clauses, sc: CallScope, enc: Encoder, no_raise: Z, pre: Question
 ) -> CallWitness | None:
     """Question 4 for one owner; its witness call when it is realizable."""
+    # Locals as before the split (see ``_context``: frame layout matters).
     owner = cl.owner
     subject = owner.name
     valid = [m.formula for m in pre.members]
@@ -62,9 +64,8 @@ def realize(
         ctx.options.timeout_ms,
     )
     pins = [p for p in (_pinned(o) for o in cl.ensures) if p is not None]
-    outcome: Answer | Settled
     if sc.result is None:
-        outcome = q.check(extra=[z3.Not(all_ens)])
+        ans = q.check(extra=[z3.Not(all_ens)])
     elif pins:
         try:
             pin = enc.encode(pins[0])
@@ -72,31 +73,72 @@ def realize(
         except Unsupported as exc:
             ctx.unknown(q.name, cl.ensures, f"cannot encode: {exc}")
             return None
-        outcome = q.check(
+        ans = q.check(
             extra=[intrinsic_domain(sc.result.value, sc.result.ty), pinned, z3.Not(all_ens)]
         )
     else:
         r = sc.result.value
         body = z3.Implies(intrinsic_domain(r, sc.result.ty), z3.Not(all_ens))
         quantified = [z3.ForAll([r], body)]
-        outcome = _check_quantified(ctx, cl, sc, pre, no_raise, q, quantified)
-    if outcome == "unrealizable":
-        return None
-    if outcome == "realizable":
-        return witness(ctx, cl, sc, enc, pre)
-    ans = outcome
-    if ans.verdict == "unknown":
-        ctx.unknown(q.name, cl.ensures, ans.reason)
-        return None
-    if ans.verdict == "sat":
-        try:
-            bad_input = q.values(ans.model)
-        except Unsupported as exc:
-            ctx.unknown(q.name, cl.ensures, str(exc))
-            return None
-        unrealizable(ctx, cl, bad_input)
+        arithmetic = _arithmetic([sc.result.ty, *(t for _, t in s_vars.values())])
+        if not arithmetic:
+            # Bounded lists of arithmetic values: cases on their lengths are complete
+            # and cheap, so they go first (``realize_unrolled``; None: not applicable).
+            unrolled = realize_unrolled(ctx, cl, sc, pre, no_raise)
+            if unrolled == "realizable":
+                return witness(ctx, cl, sc, enc, pre)
+            if unrolled == "unrealizable":
+                return None
+            # Result terms built from the inputs: quantifier-free, so cheap enough to
+            # try before Z3's quantified attempt (which may spend its whole rlimit).
+            if realized_by_candidates(ctx, cl, sc, q):
+                return witness(ctx, cl, sc, enc, pre)
+        ans = q.check_eliminating(quantified) if arithmetic else q.check(extra=quantified)
+        if arithmetic and ans.verdict == "unknown":
+            second = q.check(extra=quantified)
+            if second.verdict != "unknown":
+                ans = second
+        if ans.verdict == "unknown":
+            alt = _ask_cvc5(ctx, q, quantified)
+            if alt.verdict == "unsat":
+                return witness(ctx, cl, sc, enc, pre)
+            if alt.verdict == "sat" and alt.values is not None:
+                unrealizable(ctx, cl, alt.values)
+                return None
+            ans = dataclasses.replace(ans, reason=f"{ans.reason}; {alt.reason}")
+    if ans.verdict == "sat" or ans.verdict == "unknown":
+        _no_result_at(ctx, cl, q, ans)
         return None
     return witness(ctx, cl, sc, enc, pre)
+
+
+def _arithmetic(types: list[Ty]) -> bool:
+    """Pure arithmetic (ints, reals, dates, bools, enums) is decided completely by
+    quantifier elimination; everything else goes to the default solver first."""
+    return all(isinstance(t, TInt | TReal | TBool | TDate | TEnum) for t in types)
+
+
+def _ask_cvc5(ctx: Ctx, q: Question, quantified: list[Z]) -> _cvc5.Cvc5Answer:
+    """Z3's instantiation gave up (strings, lists): ask cvc5 (``_cvc5``).
+
+    Its "unsat" is followed by a witness that Z3 builds and the evaluator checks; its
+    "sat" input is confirmed by Z3 at that fixed input (``_unrealizable``).
+    """
+    return _cvc5.decide([*q.background, *quantified], q.variables,
+                        ctx.options.rlimit, ctx.options.timeout_ms)
+
+
+def _no_result_at(ctx: Ctx, cl: Clauses, q: Question, ans: Answer) -> None:
+    """Undecided, or an input at which no result works (confirmed by ``_unrealizable``)."""
+    if ans.verdict == "unknown":
+        ctx.unknown(q.name, cl.ensures, ans.reason)
+        return
+    try:
+        bad_input = q.values(ans.model)
+    except Unsupported as exc:
+        ctx.unknown(q.name, cl.ensures, str(exc))
+        return
+    unrealizable(ctx, cl, bad_input)
 
 
 def _pinned(ob: Obligation) -> Expr | None:
@@ -108,55 +150,6 @@ def _pinned(ob: Obligation) -> Expr | None:
             if isinstance(side, Result) and not any(isinstance(n, Result) for n in walk(other)):
                 return other
     return None
-
-
-def _check_quantified(
-    ctx: Ctx,
-    cl: Clauses,
-    sc: CallScope,
-    pre: Question,
-    no_raise: Z,
-    q: Question,
-    quantified: list[Z],
-) -> Answer | Settled:
-    """``∃ input ∀ result: not ensures`` by the methods in the module docstring's order."""
-    assert sc.result is not None
-    # Pure arithmetic (ints, reals, dates, bools, enums) is decided completely by
-    # quantifier elimination; everything else goes to the default solver first.
-    arithmetic = all(
-        isinstance(t, TInt | TReal | TBool | TDate | TEnum)
-        for t in [sc.result.ty, *(t for _, t in q.variables.values())]
-    )
-    if not arithmetic:
-        # Bounded lists of arithmetic values: cases on their lengths are complete
-        # and cheap, so they go first (``realize_unrolled``; None: not applicable).
-        unrolled = realize_unrolled(ctx, cl, sc, pre, no_raise)
-        if unrolled is not None:
-            return unrolled
-        # Result terms built from the inputs: quantifier-free, so cheap enough to
-        # try before Z3's quantified attempt (which may spend its whole rlimit).
-        if realized_by_candidates(ctx, cl, sc, q):
-            return "realizable"
-    ans = q.check_eliminating(quantified) if arithmetic else q.check(extra=quantified)
-    if arithmetic and ans.verdict == "unknown":
-        second = q.check(extra=quantified)
-        if second.verdict != "unknown":
-            ans = second
-    if ans.verdict != "unknown":
-        return ans
-    # Z3's instantiation gave up (strings, lists): ask cvc5 (solver/_cvc5.py).
-    # Its "unsat" is followed by a witness that Z3 builds and the evaluator
-    # checks; its "sat" input is confirmed by Z3 at that fixed input.
-    from . import _cvc5
-
-    alt = _cvc5.decide([*q.background, *quantified], q.variables,
-                       ctx.options.rlimit, ctx.options.timeout_ms)
-    if alt.verdict == "unsat":
-        return "realizable"
-    if alt.verdict == "sat" and alt.values is not None:
-        unrealizable(ctx, cl, alt.values)
-        return "unrealizable"
-    return dataclasses.replace(ans, reason=f"{ans.reason}; {alt.reason}")
 
 
 CANDIDATE_LIMIT = 64

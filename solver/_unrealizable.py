@@ -9,8 +9,6 @@ implementation's choice).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from derivative._values import Value
 from derivative._walk import free_names
 
@@ -26,6 +24,7 @@ from ._z3util import true
 
 def unrealizable(ctx: Ctx, cl: Clauses, bad_input: dict[str, Value]) -> None:
     """Confirm ``bad_input`` (see the module docstring) and record the core there."""
+    # Locals and closures as before the split (see ``_context``: frame layout matters).
     owner = cl.owner
     inputs = {n: Term(literal(bad_input[n], t), true(), t) for n, t, _ in owner.params}
     result = var("result", owner.returns) if owner.has_result else None
@@ -72,25 +71,21 @@ def unrealizable(ctx: Ctx, cl: Clauses, bad_input: dict[str, Value]) -> None:
             )
             return
 
-    explain = _explainer(q, enc, owner, bad_input)
+    def explain(r: CoreResult) -> str:
+        return _explain(r, q, enc, owner, bad_input)
+
     add_cores(ctx, q, "unrealizable", owner.name, explain, witness_input=bad_input)
 
 
-def _explainer(
-    q: Question, enc: Encoder, owner: Owner, bad_input: dict[str, Value]
-) -> Callable[[CoreResult], str]:
+def _explain(
+    r: CoreResult, q: Question, enc: Encoder, owner: Owner, bad_input: dict[str, Value]
+) -> str:
     """The explanation of a core at the unrealizable input."""
-
-    def explain(r: CoreResult) -> str:
-        names = [named(m.ob) for m in r.members]
-        at = (
-            f"At the input {values_text(bad_input)}, which satisfies every requires clause "
-            f"and no raises condition of {owner.name}"
-        )
-        if len(names) == 1 and undefined_only(
-            q, r.members[0], lambda ob: enc.encode(ob.expr).defined
-        ):
-            return f"{at}, {names[0]} is undefined whatever the result."
-        return f"{at}, no result satisfies {series(names)}."
-
-    return explain
+    names = [named(m.ob) for m in r.members]
+    at = (
+        f"At the input {values_text(bad_input)}, which satisfies every requires clause "
+        f"and no raises condition of {owner.name}"
+    )
+    if len(names) == 1 and undefined_only(q, r.members[0], lambda ob: enc.encode(ob.expr).defined):
+        return f"{at}, {names[0]} is undefined whatever the result."
+    return f"{at}, no result satisfies {series(names)}."

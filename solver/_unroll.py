@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
+from typing import Literal
 
 import z3
 
 from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal
 
-from ._context import CallScope, Clauses, Ctx, Settled
+from ._context import CallScope, Clauses, Ctx
 from ._question import Question
 from ._terms import Term, intrinsic_domain, seq_of, sort_of, var
 from ._unrealizable import unrealizable
@@ -28,6 +29,9 @@ UNROLL_MAX_CASES = 64
 """At most this many length combinations are tried."""
 
 _ARITHMETIC = (TInt, TReal, TBool, TDate, TEnum)
+
+Settled = Literal["realizable", "unrealizable"]
+"""The method's conclusion (an unrealizable input is already handed on)."""
 
 
 def realize_unrolled(

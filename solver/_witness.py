@@ -12,7 +12,7 @@ from derivative._ast import Obligation
 
 from ._context import CallScope, Clauses, Ctx, is_type_ob
 from ._encode import Encoder
-from ._question import Question
+from ._question import Answer, Question
 from ._result import CallWitness
 from ._warnings import antecedents, redundancy, vacuity
 from ._z3util import Unsupported, Z
@@ -26,6 +26,7 @@ def witness(
     pre: Question,
 ) -> CallWitness | None:
     """An input and result for the feasible witness, re-checked with the evaluator."""
+    # Locals as before the split (see ``_context``: frame layout matters).
     owner = cl.owner
     subject = owner.name
 
@@ -43,7 +44,9 @@ def witness(
     )
     ans = behaviour.check()
     if ans.verdict == "unsat":
-        return _raising(ctx, cl, pre)
+        # Every valid input raises: the witness is an input and the exception it raises.
+        ans = pre.check()
+        return _raising(ctx, cl, pre, ans)
     if ans.verdict != "sat" or behaviour.unencodable:
         why = (
             ans.reason
@@ -75,9 +78,8 @@ def witness(
     return CallWitness(inputs, values.get("result") if sc.result is not None else None, None)
 
 
-def _raising(ctx: Ctx, cl: Clauses, pre: Question) -> CallWitness | None:
-    """Every valid input raises: the witness is an input and the exception it raises."""
-    ans = pre.check()
+def _raising(ctx: Ctx, cl: Clauses, pre: Question, ans: Answer) -> CallWitness | None:
+    """The witness when every valid input raises, from the precondition's answer ``ans``."""
     raised_ob = None
     if ans.verdict == "sat":
         values = pre.values(ans.model)
