@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from ._boundary import Plan, Trigger, clear_cache, plan_for, space_for
+from ._boundary import Plan, clear_cache, plan_for, space_for
 from ._certify import certify
 from ._check import check
 from ._report import render_json, render_sarif, render_text, value_json
@@ -22,6 +22,7 @@ from ._result import (
     Unknown,
     Witness,
 )
+from ._triggers import Trigger
 
 __all__ = [
     "CallWitness",
