@@ -81,7 +81,7 @@ def realize_unrolled(
 
 
 def realize_case(ctx: Ctx, cl: Clauses, sc: CallScope, lengths: Mapping[str, int]) -> str:
-    """One case of ``_realize_unrolled``: ``unsat``, ``unknown``, or ``sat`` after handing
+    """One case of ``realize_unrolled``: ``unsat``, ``unknown``, or ``sat`` after handing
     the input found to ``_unrealizable``."""
     assert sc.result is not None
     inputs = dict(sc.inputs)
@@ -138,7 +138,7 @@ def _no_result(
     ctx: Ctx, cl: Clauses, sc: CallScope, inputs: Mapping[str, Term], q: Question,
     ensures: Z,
 ) -> tuple[list[Z], bool] | None:
-    """"No result satisfies every ensures" for one case of ``_realize_case``, and
+    """"No result satisfies every ensures" for one case of ``realize_case``, and
     whether that statement covers every result (``complete``).
 
     An arithmetic result is one universally quantified variable.  A list result is
