@@ -44,7 +44,8 @@ def _call_args(ex: Obligation) -> Call | None:
 
 def example(ctx: Ctx, cl: Clauses, ex: Obligation) -> bool:
     """Question 3 for one example; False if it found a conflict or could not decide."""
-    # Locals and closures as before the split (see ``_context``: frame layout matters).
+    # Z3 objects stay in the locals and closures they had before the split
+    # (``_context``: frame layout matters).
     owner = cl.owner
     call = _call_args(ex)
     if call is None or call.func not in owner.call_names or len(call.args) != len(owner.params):

@@ -29,7 +29,8 @@ from ._z3util import Unsupported, Z, conj
 
 def owner_questions(ctx: Ctx, owner: Owner) -> CallWitness | None:
     """All questions about one function or operation; its witness if feasible."""
-    # Locals and closures as before the split (see ``_context``: frame layout matters).
+    # Z3 objects stay in the locals and closures they had before the split
+    # (``_context``: frame layout matters).
     cl = clauses_of(ctx, owner)
     sc = call_scope(owner)
     sc.origin = origins(ctx, owner, sc)

@@ -38,7 +38,8 @@ def realize(
     ctx: Ctx, cl: Clauses, sc: CallScope, enc: Encoder, no_raise: Z, pre: Question
 ) -> CallWitness | None:
     """Question 4 for one owner; its witness call when it is realizable."""
-    # Locals as before the split (see ``_context``: frame layout matters).
+    # Z3 objects stay in the locals they had before the split
+    # (``_context``: frame layout matters).
     owner = cl.owner
     subject = owner.name
     valid = [m.formula for m in pre.members]

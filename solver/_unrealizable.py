@@ -24,7 +24,8 @@ from ._z3util import true
 
 def unrealizable(ctx: Ctx, cl: Clauses, bad_input: dict[str, Value]) -> None:
     """Confirm ``bad_input`` (see the module docstring) and record the core there."""
-    # Locals and closures as before the split (see ``_context``: frame layout matters).
+    # Z3 objects stay in the locals and closures they had before the split
+    # (``_context``: frame layout matters).
     owner = cl.owner
     inputs = {n: Term(literal(bad_input[n], t), true(), t) for n, t, _ in owner.params}
     result = var("result", owner.returns) if owner.has_result else None

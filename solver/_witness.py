@@ -26,7 +26,8 @@ def witness(
     pre: Question,
 ) -> CallWitness | None:
     """An input and result for the feasible witness, re-checked with the evaluator."""
-    # Locals as before the split (see ``_context``: frame layout matters).
+    # Z3 objects stay in the locals they had before the split
+    # (``_context``: frame layout matters).
     owner = cl.owner
     subject = owner.name
 
