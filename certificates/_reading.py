@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from derivative._ast import Call, Compare, Contract, Expr, Name
 from derivative._errors import DerivativeError, SpecError, SpecErrors
@@ -50,6 +50,9 @@ from ._model import (
     ParamDeclaration,
 )
 from ._smtlib import CoreScope
+
+if TYPE_CHECKING:
+    from derivative._typecheck import TypeInfo
 
 __all__ = ["READER_FILE", "Reading", "ReadingError", "read_core", "type_text"]
 
@@ -279,33 +282,9 @@ def read_core(
     from derivative._typecheck import check
     from derivative.grammar import parse_text
 
+    _check_shape(declarations, members)
+    const_sources = _const_sources(kind, declarations, members)
     reasons: list[str] = []
-    _check_names(declarations, reasons)
-    ids = [ident for ident, _ in members]
-    if len(set(ids)) != len(ids):
-        reasons.append("two core members have the same id")
-    if not members:
-        reasons.append("the core is empty")
-    if reasons:
-        raise ReadingError(reasons)
-
-    # Constants: resolve their types first (a value's literal depends on its type).
-    const_sources: dict[str, str] = {}
-    consts = [d for d in declarations if isinstance(d, ConstDeclaration)]
-    if consts:
-        probe_text, _, _, _ = _spec_text(kind, declarations, members, None, reasons)
-        try:
-            probe = check(parse_text(probe_text, READER_FILE))
-        except (SpecError, SpecErrors) as err:
-            raise ReadingError(_spec_errors(err, {})) from None
-        for c in consts:
-            try:
-                ty = probe.param_types[c.name]
-                const_sources[c.name] = to_source(literal(decode(c.value, ty), ty))
-            except (ValueError_, KeyError) as err:
-                reasons.append(f"const {c.name}: {err}")
-        if reasons:
-            raise ReadingError(reasons)
     text, line_of, clause_ids, function = _spec_text(
         kind, declarations, members, const_sources, reasons
     )
@@ -320,8 +299,72 @@ def read_core(
     by_clause = {o.id: o for o in contract.obligations}
     if set(by_clause) != set(clause_ids) or len(contract.obligations) != len(clause_ids):
         raise ReadingError(["the core's expressions do not read as one clause each"])
-    exprs = [by_clause[c].expr for c in clause_ids]
+    ids = [ident for ident, _ in members]
+    reading = _reading(kind, ids, [by_clause[c].expr for c in clause_ids], function, contract, info)
+    call_name = reading.call_name
+    for ident, expr in zip(ids, reading.exprs, strict=True):
+        if (
+            call_name is not None
+            and _uses_call(expr, call_name)
+            and not _is_example(expr, call_name)
+        ):
+            reasons.append(f"core member {ident}: calls {call_name}() outside an example")
+    reading.witness = _witness(kind, witness, reading, reasons)
+    if reasons:
+        raise ReadingError(reasons)
+    return reading
 
+
+def _check_shape(declarations: Sequence[Declaration], members: Sequence[tuple[str, str]]) -> None:
+    """Names that are names, ids that are unique, a core that is not empty."""
+    reasons: list[str] = []
+    _check_names(declarations, reasons)
+    ids = [ident for ident, _ in members]
+    if len(set(ids)) != len(ids):
+        reasons.append("two core members have the same id")
+    if not members:
+        reasons.append("the core is empty")
+    if reasons:
+        raise ReadingError(reasons)
+
+
+def _const_sources(
+    kind: str, declarations: Sequence[Declaration], members: Sequence[tuple[str, str]]
+) -> dict[str, str]:
+    """Each constant's value as a literal of its type (types resolved by a probe spec)."""
+    from derivative._typecheck import check
+    from derivative.grammar import parse_text
+
+    const_sources: dict[str, str] = {}
+    consts = [d for d in declarations if isinstance(d, ConstDeclaration)]
+    if not consts:
+        return const_sources
+    reasons: list[str] = []
+    probe_text, _, _, _ = _spec_text(kind, declarations, members, None, reasons)
+    try:
+        probe = check(parse_text(probe_text, READER_FILE))
+    except (SpecError, SpecErrors) as err:
+        raise ReadingError(_spec_errors(err, {})) from None
+    for c in consts:
+        try:
+            ty = probe.param_types[c.name]
+            const_sources[c.name] = to_source(literal(decode(c.value, ty), ty))
+        except (ValueError_, KeyError) as err:
+            reasons.append(f"const {c.name}: {err}")
+    if reasons:
+        raise ReadingError(reasons)
+    return const_sources
+
+
+def _reading(
+    kind: str,
+    ids: list[str],
+    exprs: list[Expr],
+    function: FunctionDeclaration | None,
+    contract: Contract,
+    info: TypeInfo,
+) -> Reading:
+    """The reading of a parsed core: its expressions and the names' resolved types."""
     subject = None if function is None else function.name
     variables: dict[str, Ty]
     result: Ty | None = None
@@ -331,7 +374,7 @@ def read_core(
         signature = info.signatures[subject]
         variables = {name: ty for name, ty, _ in signature.params}
         result = signature.returns
-    reading = Reading(
+    return Reading(
         ids=ids,
         exprs=exprs,
         subject=subject,
@@ -344,18 +387,6 @@ def read_core(
         contract=contract,
         kind=kind,
     )
-    call_name = reading.call_name
-    for ident, expr in zip(ids, exprs, strict=True):
-        if (
-            call_name is not None
-            and _uses_call(expr, call_name)
-            and not _is_example(expr, call_name)
-        ):
-            reasons.append(f"core member {ident}: calls {call_name}() outside an example")
-    reading.witness = _witness(kind, witness, reading, reasons)
-    if reasons:
-        raise ReadingError(reasons)
-    return reading
 
 
 def _uses_call(expr: Expr, name: str) -> bool:

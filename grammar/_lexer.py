@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 from lark.lexer import Lexer, LexerState
 from lark.utils import TextSlice
@@ -168,6 +168,13 @@ def tokenize(
     parser state accepts one.  Without them (tests, tools) tag values are lexed as
     ordinary tokens.  ``brackets``, if given, is the live stack of open brackets
     (char, line, column), so that a parse error can mention one still open.
+
+    This is the parser's hot loop (``benchmarks/parse_scale.py``), so it stays one
+    long function: everything a token or a line needs is inline, with the loop's
+    state in locals; only what is rare (a change of indentation, a tag value, every
+    error) is a call, which costs nothing measurable.  A call per line for the
+    indentation measured 2-4% slower; calls per token (brackets, colons) would run
+    far more often.  Neither would bring the loop near 80 lines.
     """
     master = _MASTER.match
     keyword = KEYWORD_TYPES.get
@@ -197,30 +204,8 @@ def tokenize(
                 pos = end  # a blank or comment-only line: no layout tokens
                 continue
             ind = m.group()
-            if "\t" in ind or "\f" in ind:
-                bad = pos + max(ind.find("\t"), ind.find("\f"))
-                raise LexError(
-                    "indentation contains a tab",
-                    line,
-                    bad - line_start + 1,
-                    "indent with spaces only (4 per level is the convention)",
-                )
-            width = end - pos
-            col = width + 1
-            if width > indents[-1]:
-                indents.append(width)
-                yield new("INDENT", ind, end, line, col)
-            elif width < indents[-1]:
-                while width < indents[-1]:
-                    indents.pop()
-                    yield new("DEDENT", "", end, line, col)
-                if width != indents[-1]:
-                    raise LexError(
-                        "unindent does not match any outer indentation level",
-                        line,
-                        col,
-                        "indent this line exactly as far as the block it belongs to",
-                    )
+            if end - pos != indents[-1] or "\t" in ind or "\f" in ind:
+                yield from _layout(ind, pos, end, line, line_start, indents)
             pos = end
             continue
         m = master(text, pos)
@@ -247,12 +232,11 @@ def tokenize(
         line_has_tokens = True
         if tag_check:
             tag_check = False
-            if states is not None and state_stack and "TAGWORD" in states[state_stack[-1]]:
-                tm = _TAGWORD_RE.match(text, pos)
-                if tm is not None:
-                    yield new("TAGWORD", tm[1], pos, line, col)
-                    pos = tm.end()
-                    continue
+            tag = _tagword(text, pos, state_stack, states)
+            if tag is not None:
+                yield new("TAGWORD", tag[1], pos, line, col)
+                pos = tag.end()
+                continue
         if kind == "name":
             yield new(keyword(value, "NAME"), value, pos, line, col)
         elif kind == "op":
@@ -264,78 +248,142 @@ def tokenize(
                     raise LexError("brackets are nested too deeply", line, col)
                 brackets.append((value, line, col))
             elif value in _CLOSE:
-                if not brackets:
-                    raise LexError(f"unmatched '{value}'", line, col)
-                opening, oline, ocol = brackets.pop()
-                if _CLOSE[value] != opening:
-                    raise LexError(
-                        f"closing '{value}' does not match opening '{opening}' "
-                        f"at line {oline}, column {ocol}",
-                        line,
-                        col,
-                    )
+                if not brackets or _CLOSE[value] != brackets[-1][0]:
+                    _bad_close(value, brackets, line, col)
+                brackets.pop()
             elif value == ":" and brackets and brackets[-1][0] == "[":
                 tag_check = True
             elif value == "." and end < n and text[end].isdigit():
-                digits = _NUMBER_OK.match(text, end)
-                raise LexError(
-                    "a decimal literal needs digits on both sides of the point",
-                    line,
-                    col,
-                    f"write 0.{digits.group() if digits else '5'}",
-                )
+                _no_leading_digits(text, end, line, col)
             yield new(operator(value), value, pos, line, col)
         elif kind == "str":
             yield new("STRING", value, pos, line, col)
         elif kind == "num":
             ttype = _check_number(value, line, col)
             if end < n and text[end] == "." and text[end + 1 : end + 2] not in _DOT_OR_DIGIT:
-                raise LexError(
-                    "a decimal literal needs digits on both sides of the point",
-                    line,
-                    col,
-                    f"write {value}.0",
-                )
+                _no_trailing_digits(value, line, col)
             yield new(ttype, value, pos, line, col)
         else:  # other
-            if value == "\t":
-                raise LexError(
-                    "tab character outside a string",
-                    line,
-                    col,
-                    "separate and indent with spaces only",
-                )
-            if value in "\"'":
-                raise LexError(
-                    "unterminated string literal",
-                    line,
-                    col,
-                    "close the string on the same line; write \\\" for a quote inside it",
-                )
-            if value == "\\":
-                raise LexError(
-                    "unexpected backslash",
-                    line,
-                    col,
-                    "a line continues freely inside (), [] or {}; there is no backslash "
-                    "continuation",
-                )
-            raise LexError(f"unexpected character {value!r}", line, col)
+            _unexpected(value, line, col)
         pos = end
     if brackets:
-        opening, oline, ocol = brackets[-1]
-        raise LexError(
-            f"'{opening}' was never closed",
-            oline,
-            ocol,
-            f"add the matching '{_OPEN[opening]}'",
-        )
+        _unclosed(brackets[-1])
     col = pos - line_start + 1
     if line_has_tokens:
         yield new("NL", "", pos, line, col)
     while len(indents) > 1:
         indents.pop()
         yield new("DEDENT", "", pos, line, col)
+
+
+def _layout(
+    ind: str, pos: int, end: int, line: int, line_start: int, indents: list[int]
+) -> Iterator[Tok]:
+    """``INDENT``/``DEDENT`` for a line whose indentation ``ind`` differs from the block's."""
+    if "\t" in ind or "\f" in ind:
+        bad = pos + max(ind.find("\t"), ind.find("\f"))
+        raise LexError(
+            "indentation contains a tab",
+            line,
+            bad - line_start + 1,
+            "indent with spaces only (4 per level is the convention)",
+        )
+    width = end - pos
+    col = width + 1
+    if width > indents[-1]:
+        indents.append(width)
+        yield Tok("INDENT", ind, end, line, col)
+    elif width < indents[-1]:
+        while width < indents[-1]:
+            indents.pop()
+            yield Tok("DEDENT", "", end, line, col)
+        if width != indents[-1]:
+            raise LexError(
+                "unindent does not match any outer indentation level",
+                line,
+                col,
+                "indent this line exactly as far as the block it belongs to",
+            )
+
+
+def _tagword(
+    text: str, pos: int, state_stack: list[Any] | None, states: dict[Any, dict[str, Any]] | None
+) -> re.Match[str] | None:
+    """A tag value at ``pos`` (after ``[...key:``), where the parser state accepts one."""
+    if states is not None and state_stack and "TAGWORD" in states[state_stack[-1]]:
+        return _TAGWORD_RE.match(text, pos)
+    return None
+
+
+def _bad_close(value: str, brackets: list[tuple[str, int, int]], line: int, col: int) -> NoReturn:
+    """A closing bracket with nothing, or something else, open (that one is closed)."""
+    if not brackets:
+        raise LexError(f"unmatched '{value}'", line, col)
+    opening, oline, ocol = brackets.pop()
+    raise LexError(
+        f"closing '{value}' does not match opening '{opening}' at line {oline}, column {ocol}",
+        line,
+        col,
+    )
+
+
+def _no_leading_digits(text: str, end: int, line: int, col: int) -> NoReturn:
+    """``.5``: a decimal point with no digit before it."""
+    digits = _NUMBER_OK.match(text, end)
+    raise LexError(
+        "a decimal literal needs digits on both sides of the point",
+        line,
+        col,
+        f"write 0.{digits.group() if digits else '5'}",
+    )
+
+
+def _no_trailing_digits(value: str, line: int, col: int) -> NoReturn:
+    """``1.``: a decimal point with no digit after it."""
+    raise LexError(
+        "a decimal literal needs digits on both sides of the point",
+        line,
+        col,
+        f"write {value}.0",
+    )
+
+
+def _unexpected(value: str, line: int, col: int) -> NoReturn:
+    """A character no token starts with."""
+    if value == "\t":
+        raise LexError(
+            "tab character outside a string",
+            line,
+            col,
+            "separate and indent with spaces only",
+        )
+    if value in "\"'":
+        raise LexError(
+            "unterminated string literal",
+            line,
+            col,
+            "close the string on the same line; write \\\" for a quote inside it",
+        )
+    if value == "\\":
+        raise LexError(
+            "unexpected backslash",
+            line,
+            col,
+            "a line continues freely inside (), [] or {}; there is no backslash "
+            "continuation",
+        )
+    raise LexError(f"unexpected character {value!r}", line, col)
+
+
+def _unclosed(bracket: tuple[str, int, int]) -> NoReturn:
+    """The end of the text with ``bracket`` still open."""
+    opening, oline, ocol = bracket
+    raise LexError(
+        f"'{opening}' was never closed",
+        oline,
+        ocol,
+        f"add the matching '{_OPEN[opening]}'",
+    )
 
 
 class SpecLexer(Lexer):

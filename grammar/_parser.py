@@ -178,6 +178,14 @@ class _Front:
                     children = []
                 push_value(cb(children))
                 push_state(actions[ss[-1]][origins[r]])
+        return self._finish(ss, vs, token)
+
+    def _finish(self, ss: list[int], vs: list[Any], token: Any) -> Any:
+        """The reductions at the end of the input, up to the start rule's value."""
+        actions = self.actions
+        sizes = self.rule_size
+        origins = self.rule_origin
+        callbacks = self.rule_callback
         end = Tok("$END", "", 0, 1, 1)
         if token is not None:
             end = Tok("$END", "", token.start_pos, token.line, token.column)

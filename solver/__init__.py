@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from derivative._values import value_json
 
-from ._boundary import Plan, Trigger, clear_cache, plan_for, space_for
+from ._boundary import Plan, clear_cache, plan_for, space_for
 from ._certify import certify
 from ._check import check
 from ._document import CheckDocument
@@ -25,6 +25,7 @@ from ._result import (
     Unknown,
     Witness,
 )
+from ._triggers import Trigger
 
 __all__ = [
     "CallWitness",

@@ -40,7 +40,7 @@ from derivative._types import Ty
 from derivative._values import Value
 from derivative._walk import children
 
-from ._encode import from_model
+from ._decode import from_model
 from ._z3util import (
     Unsupported,
     Z,
@@ -369,28 +369,7 @@ class Question:
             scoped: Sequence[Z] = ()
         else:
             solver, scoped = self.solver, extra
-        necessary: list[Member] = []
-        models: list[tuple[Member, Z]] = []
-        minimal = True
-        while pool:
-            candidate = pool.pop(0)
-            rest = necessary + pool
-            known = _model_of(rest, seen) if seen is not None else None
-            ans = Answer("sat", known) if known is not None else None
-            if ans is None:
-                ans = _check_assuming(solver, rest, scoped)
-                if ans.verdict == "sat" and seen is not None:
-                    seen.insert(0, ans.model)
-                    del seen[SEEN_MODELS:]
-            if ans.verdict == "unsat":
-                # Clause-set refinement: the new core may drop more than one member.
-                pool = [m for m in pool if m.key in ans.model]
-            elif ans.verdict == "sat":
-                necessary.append(candidate)
-                models.append((candidate, ans.model))
-            else:
-                necessary.append(candidate)
-                minimal = False
+        necessary, models, minimal = _deletion(solver, scoped, pool, seen)
         order = {id(m): i for i, m in enumerate(self.members)}
         necessary.sort(key=lambda m: order.get(id(m), 0))
         rechecked = self.recheck(necessary, extra) if recheck else False
@@ -601,6 +580,36 @@ class Question:
         seen.insert(0, model)
         del seen[SEEN_MODELS:]
         return kept
+
+
+def _deletion(
+    solver: Z, scoped: Sequence[Z], pool: list[Member], seen: list[Z] | None
+) -> tuple[list[Member], list[tuple[Member, Z]], bool]:
+    """Deletion over ``pool`` in ``solver`` (see ``Question.minimal_core``): the necessary
+    members, each one's minimality model, and whether every step was decided."""
+    necessary: list[Member] = []
+    models: list[tuple[Member, Z]] = []
+    minimal = True
+    while pool:
+        candidate = pool.pop(0)
+        rest = necessary + pool
+        known = _model_of(rest, seen) if seen is not None else None
+        ans = Answer("sat", known) if known is not None else None
+        if ans is None:
+            ans = _check_assuming(solver, rest, scoped)
+            if ans.verdict == "sat" and seen is not None:
+                seen.insert(0, ans.model)
+                del seen[SEEN_MODELS:]
+        if ans.verdict == "unsat":
+            # Clause-set refinement: the new core may drop more than one member.
+            pool = [m for m in pool if m.key in ans.model]
+        elif ans.verdict == "sat":
+            necessary.append(candidate)
+            models.append((candidate, ans.model))
+        else:
+            necessary.append(candidate)
+            minimal = False
+    return necessary, models, minimal
 
 
 def _model_of(members: Sequence[Member], models: Sequence[Z]) -> Z | None:

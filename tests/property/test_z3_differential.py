@@ -26,15 +26,11 @@ from derivative._regex import RNode, node_to_python
 from derivative._types import BOOL, DATE, INT, REAL, STR, TBool, TList, Ty
 from derivative._values import UNDEFINED, Value
 from derivative._walk import walk
-from derivative.solver._encode import (
-    EMPTY_ELEMENT,
-    Encoder,
-    Term,
-    from_model,
-    literal,
-    regex_to_z3,
-    var,
-)
+from derivative.solver._decode import from_model
+from derivative.solver._definitions import regex_to_z3
+from derivative.solver._encode import Encoder
+from derivative.solver._encode_calls import EMPTY_ELEMENT
+from derivative.solver._terms import Term, literal, var
 from derivative.solver._z3util import Unsupported, make_solver, str_val
 from tests.property._exprgen import COLOR, DEFAULT_VARS, exprs_with_envs
 from tests.property.test_regex_props import regexes, strings

@@ -13,13 +13,13 @@ from derivative._ast import Count, Expr
 from derivative._eval import Evaluator
 from derivative._types import BOOL, DATE, INT, REAL, STR, TEnum, TInt, TList, Ty
 from derivative._values import UNDEFINED, EnumValue
+from derivative.certificates._smt_syntax import real_term
 from derivative.certificates._smtlib import (
     CoreScope,
     EncodingError,
     SmtEncoder,
     encode_script,
     label_symbol,
-    real_term,
     string_literal,
     symbol,
     value_term,

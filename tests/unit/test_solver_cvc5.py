@@ -21,7 +21,7 @@ from derivative._types import BOOL, INT, REAL, STR, TDate, TEnum, TList
 from derivative._values import EnumValue
 from derivative.solver import CheckOptions, check
 from derivative.solver._cvc5 import decide
-from derivative.solver._encode import enum_sort, literal, var
+from derivative.solver._terms import enum_sort, literal, var
 from derivative.solver._z3util import fresh_context
 
 STRINGS = """\

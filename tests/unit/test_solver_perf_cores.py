@@ -26,8 +26,9 @@ from derivative._types import INT
 from derivative._walk import free_names, walk
 from derivative.solver import CheckOptions, CheckResult, check
 from derivative.solver import _question as question_mod
-from derivative.solver._encode import Encoder, Term, var
+from derivative.solver._encode import Encoder
 from derivative.solver._question import Member, Question, names_of
+from derivative.solver._terms import Term, var
 from derivative.solver._z3util import Z, fresh_context
 
 

@@ -1,0 +1,195 @@
+"""Recording the minimal cores of an unsatisfiable question (and, with ``--all-cores``, all).
+
+Every question that proves a conflict ends here: one deletion-minimal core by default,
+or every core and every minimal correction set of the question's independent
+components (docs/decisions.md, "--all-cores").  Each core is recorded with its
+minimality models, the values that show every member is needed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Mapping, Sequence
+
+import z3
+
+from derivative._ast import Obligation
+from derivative._values import Value
+
+from ._context import Ctx
+from ._question import Answer, CoreResult, Member, Question
+from ._result import Core, Correction, Kind
+from ._z3util import Unsupported, Z
+
+REDERIVE_FAILED = "the conflict could not be re-derived"
+
+
+def add_cores(
+    ctx: Ctx,
+    q: Question,
+    kind: Kind,
+    subject: str,
+    explain: Callable[[CoreResult], str],
+    witness_input: Mapping[str, Value] | None = None,
+    extra: Sequence[Z] = (),
+    variables: Sequence[str] | None = None,
+    require: Obligation | None = None,
+    at_input: Sequence[Z] = (),
+) -> bool:
+    """Find the minimal core(s) of an unsatisfiable question and record them.
+
+    With ``require``, only cores containing that obligation are this kind's business
+    (an example's conflict must involve the example).
+    """
+    found: CoreResult | None = None
+    if not ctx.options.all_cores or require is not None:
+        found = q.minimal_core(extra=extra)
+        if (
+            found is not None
+            and require is not None
+            and require not in [m.ob for m in found.members]
+        ):
+            return False
+        if found is None:
+            ctx.unknown(q.name, [m.ob for m in q.members], REDERIVE_FAILED)
+            return False
+    results = [] if found is None else [found]
+    if ctx.options.all_cores:
+        # The enumeration finds every core itself: a first core is computed beforehand
+        # only where it decides whether this kind applies (``require``).
+        # ``_held``: the last component's cores and answer, released when this frame ends,
+        # as before the split (see ``_context``: frame layout matters).
+        results, _held = _all_cores(ctx, q, subject, extra, require)
+        if not results:
+            if found is None:
+                found = q.minimal_core(extra=extra)
+            if found is None:
+                ctx.unknown(q.name, [m.ob for m in q.members], REDERIVE_FAILED)
+                return False
+            results = [found]
+    for r in results:
+        # Minimality models name only the variables the core itself reads.
+        names = (
+            variables
+            if variables is not None
+            else sorted(set().union(*(m.names for m in r.members)))
+        )
+        minimality: list[tuple[str, Mapping[str, Value]]] = []
+        try:
+            for m, model in r.models:
+                if m.ob is require and at_input:
+                    # Prefer a model at the witness input itself, where there is one.
+                    others = [o for o in r.members if o is not m]
+                    there = q.check(others, [*extra, *at_input])
+                    if there.verdict == "sat":
+                        model = there.model
+                values = q.values(model, names)
+                if witness_input is not None and kind == "unrealizable":
+                    values = _without_input(values, witness_input)
+                minimality.append((m.ob.id, values))
+        except Unsupported:
+            minimality = []
+        ctx.cores.append(
+            Core(
+                kind=kind,
+                subject=subject,
+                members=tuple(m.ob for m in r.members),
+                explanation=explain(r),
+                witness_input=witness_input,
+                minimality=tuple(minimality),
+                minimal=r.minimal and len(minimality) == len(r.members),
+                rechecked=r.rechecked,
+            )
+        )
+    return True
+
+
+def _without_input(
+    values: Mapping[str, Value], witness_input: Mapping[str, Value]
+) -> dict[str, Value]:
+    """A minimality model without the witness input's values.
+
+    An unrealizable certificate fixes its witness input in the script, so it is given
+    once, not repeated in every model.  A contradicting example's inputs stay free (its
+    example pins them): its models assign them like any other variable.
+    """
+    return {k: v for k, v in values.items() if k not in witness_input or witness_input[k] != v}
+
+
+def _all_cores(
+    ctx: Ctx, q: Question, subject: str, extra: Sequence[Z], require: Obligation | None
+) -> tuple[list[CoreResult], tuple[object, ...]]:
+    """Every core of every conflicting component (``--all-cores``), and the corrections;
+    also the last component's cores and first answer, for the caller to hold (a tuple
+    releases its items last to first: the answer, then the cores, as before)."""
+    results: list[CoreResult] = []
+    per_component: list[list[list[Member]]] = []
+    first: Answer | None = None
+    cores: list[CoreResult] = []
+    for component in q.components():
+        if require is not None and require not in [m.ob for m in component]:
+            continue
+        whole = len(component) == len(q.members) and not extra
+        first = q.all_unsat if whole else None
+        if first is None:
+            first = q.check(component, extra)
+        if first.verdict != "unsat":
+            continue
+        cores, mcses, complete = q.enumerate(
+            component,
+            ctx.options.max_cores,
+            ctx.options.enumeration_work,
+            extra,
+            first=first,
+            seconds=ctx.options.enumeration_seconds,
+        )
+        results.extend(
+            c for c in cores if require is None or require in [m.ob for m in c.members]
+        )
+        per_component.append(mcses)
+        if not complete:
+            ctx.unknown(
+                f"{q.name} (all cores)",
+                [m.ob for m in component],
+                f"the enumeration of cores stopped at its bound ({ctx.options.max_cores} "
+                f"cores or {ctx.options.enumeration_work} resource units); "
+                "the cores listed are real but there may be more",
+            )
+    _corrections(ctx, q, subject, per_component)
+    return results, (cores, first)
+
+
+def _corrections(
+    ctx: Ctx, q: Question, subject: str, per_component: list[list[list[Member]]]
+) -> None:
+    """The minimal corrections of the whole question, recorded up to the bound."""
+    # Every conflicting component must be fixed: a correction of the whole set takes
+    # one minimal correction from each (the cross product), in member order.
+    order = {id(m): i for i, m in enumerate(q.members)}
+    bound = ctx.options.max_cores
+    for combo in itertools.islice(itertools.product(*per_component), bound):
+        chosen = sorted(
+            {id(m): m for mcs in combo for m in mcs}.values(), key=lambda m: order[id(m)]
+        )
+        ctx.corrections.append(Correction(subject, tuple(m.ob for m in chosen)))
+    total = math.prod(len(mcses) for mcses in per_component) if per_component else 0
+    if total > bound:
+        # The list is cut: say so, never silently (the count is exact: a product).
+        involved = {id(m): m for mcses in per_component for mcs in mcses for m in mcs}
+        ctx.unknown(
+            "all corrections",
+            [m.ob for m in sorted(involved.values(), key=lambda m: order[id(m)])],
+            f"enumeration bounded at {bound}; more exist ({total} in all for {subject})",
+        )
+
+
+def undefined_only(q: Question, m: Member, build_defined: Callable[[Obligation], Z]) -> bool:
+    """Whether a lone member fails because it is undefined everywhere (for explanations)."""
+    try:
+        d = build_defined(m.ob)
+    except Unsupported:
+        return False
+    s = q._fresh()
+    s.add(d)
+    return bool(s.check() == z3.unsat)

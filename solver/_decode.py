@@ -1,0 +1,79 @@
+"""Model values back to the language's runtime values (``from_model``).
+
+Kept apart from the encoder: reading a model is what every question does after a
+``sat`` answer, and its fast path (Z3's C API for integers, the common case on large
+sheets) must complete the model exactly as ``model.eval(..., model_completion=True)``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+import z3
+
+from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
+from derivative._values import EnumValue, Value
+
+from ._terms import DATE_MAX, DATE_MIN, enum_sort
+from ._z3util import Unsupported, Z, current, fraction_from_z3, str_from_z3
+
+
+def from_model(model: Z, value: Z, ty: Ty) -> Value:
+    """The runtime value that ``model`` gives the term ``value`` of type ``ty``."""
+    if isinstance(ty, TInt) and isinstance(value, z3.ArithRef):
+        # The common case, without z3py's wrappers: Z3's own evaluation (completing
+        # the model exactly as ``model.eval(value, model_completion=True)`` does).
+        env = current()
+        ref = env.ref
+        out = (z3.Ast * 1)()
+        if (
+            value.ctx is env.ctx
+            and model.ctx is env.ctx
+            and z3.Z3_model_eval(ref, model.model, value.ast, True, out)
+        ):
+            result = out[0]
+            z3.Z3_inc_ref(ref, result)  # held while we read it, as a z3py term would be
+            try:
+                if (
+                    z3.Z3_get_ast_kind(ref, result) == z3.Z3_NUMERAL_AST
+                    and z3.Z3_get_sort_kind(ref, z3.Z3_get_sort(ref, result)) == z3.Z3_INT_SORT
+                ):
+                    return int(z3.Z3_get_numeral_string(ref, result))
+            finally:
+                z3.Z3_dec_ref(ref, result)
+    v = model.eval(value, model_completion=True)
+    if isinstance(ty, TBool):
+        if not (z3.is_true(v) or z3.is_false(v)):
+            raise Unsupported(f"the model gives no truth value for {value}")
+        return bool(z3.is_true(v))
+    if isinstance(ty, TInt | TAny):
+        if not z3.is_int_value(v):
+            raise Unsupported(f"the model gives no integer for {value}")
+        return int(v.as_long())
+    if isinstance(ty, TReal):
+        return fraction_from_z3(v)
+    if isinstance(ty, TStr):
+        v = z3.simplify(v)
+        if not z3.is_string_value(v):
+            raise Unsupported(f"the model gives no string for {value}")
+        return str_from_z3(v)
+    if isinstance(ty, TDate):
+        if not z3.is_int_value(v):
+            raise Unsupported(f"the model gives no day for {value}")
+        n = int(v.as_long())
+        if not DATE_MIN <= n <= DATE_MAX:
+            raise Unsupported(f"the model gives a day outside the date range for {value}")
+        return _dt.date.fromordinal(n)
+    if isinstance(ty, TEnum):
+        _, consts = enum_sort(ty)
+        for member, c in consts.items():
+            if c.eq(v):
+                return EnumValue(ty.name, member)
+        raise Unsupported(f"the model gives no member of {ty.name} for {value}")
+    if isinstance(ty, TList):
+        n_val = model.eval(z3.Length(value), model_completion=True)
+        if not z3.is_int_value(n_val):
+            raise Unsupported(f"the model gives no length for {value}")
+        n = int(n_val.as_long())
+        return tuple(from_model(model, value[i], ty.elem) for i in range(n))
+    raise Unsupported(f"values of type {ty.show()} cannot be read back")

@@ -1,0 +1,268 @@
+"""Triggers: the conditions over an owner's inputs that the generated tests must hit.
+
+The generated tests must *exercise* every obligation, not just run it: every ``raises``
+condition, every ``when``/``implies`` antecedent and each boundary of every comparison
+over the inputs must be hit by at least one input (ARCHITECTURE.md §3, evidence
+sufficiency).  This module finds those conditions in the AST (no solver); ``_boundary``
+has Z3 solve them.
+
+Triggers, per obligation of a function or operation (``requires``, ``ensures``,
+``raises``), over expressions whose free names are the owner's parameters and
+constants (never ``result``, a bound variable or ``count``):
+
+- ``raises E when C``: ``C`` (solved first together with "no other raises condition
+  holds", so that the input isolates the clause, then alone);
+- every ``A implies B`` (also ``when A, B``): ``A``;
+- every comparison link ``a OP b``: for ``int`` and ``date`` operands ``a - b == k`` for
+  ``k`` in -1, 0, 1 (the boundary and one step either side); for ``x in LO..HI`` the
+  same around ``LO`` and ``HI``; for other operands ``a == b`` (reals, strings, bools,
+  enums, lists) and, for ``in``/``not in`` over a list or string, ``a in b``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from derivative._ast import (
+    BinOp,
+    BoolOp,
+    Compare,
+    Count,
+    Expr,
+    Generator,
+    IfExpr,
+    IntLit,
+    Obligation,
+    Quantifier,
+    Range,
+    Result,
+    Unary,
+)
+from derivative._printer import to_source
+from derivative._typecheck import TypeInfo
+from derivative._types import TDate, TInt, Ty, base
+from derivative._walk import children, free_names, walk
+
+TriggerStatus = Literal["possible", "vacuous", "unknown"]
+TriggerKind = Literal["raises", "normal", "antecedent", "boundary", "membership"]
+
+
+@dataclass
+class Trigger:
+    """A condition over inputs that some input must make true (see the module docstring).
+
+    ``status`` is what the solver found: ``possible`` (with ``input``, a valid input
+    hitting it), ``vacuous`` (proved impossible for valid inputs) or ``unknown``.
+    """
+
+    id: str
+    obligation: str
+    kind: TriggerKind
+    expr: Expr
+    description: str
+    status: TriggerStatus = "unknown"
+    input: dict[str, object] | None = None
+    reason: str | None = None
+    context: tuple[Expr, ...] = ()
+    """Conditions under which the trigger decides its obligation (solved for first)."""
+
+
+def _int(value: int) -> Expr:
+    return IntLit(value=value)
+
+
+def _diff_is(a: Expr, b: Expr, k: int) -> Expr:
+    return Compare(ops=("==",), operands=(BinOp(op="-", left=a, right=b), _int(k)))
+
+
+def _over_inputs(expr: Expr, allowed: frozenset[str]) -> bool:
+    """Whether ``expr`` is a function of the inputs alone (no result, count, bound var)."""
+    for n in walk(expr):
+        if isinstance(n, (Result, Count)):
+            return False
+    return free_names(expr) <= allowed
+
+
+def find_triggers(
+    info: TypeInfo, owner: str, obligations: Sequence[Obligation]
+) -> list[Trigger]:
+    """Every trigger of the owner's ``requires``/``ensures``/``raises`` obligations.
+
+    Each trigger also carries its *context*: the conditions under which it decides
+    its obligation (the other operands of an enclosing ``and`` are true, of an ``or``
+    false, the antecedent of an ``implies`` holds, the condition of an ``if`` selects
+    its branch), as far as they are over the inputs.  The solver looks for an input
+    hitting the trigger in its context first: ``len(name) == 16`` is only worth
+    testing where the rest of ``3 <= len(name) <= 16 and matches(name, RE)`` holds.
+    """
+    sig = info.signatures[owner]
+    scope = {n: t for n, t, _ in sig.params}
+    allowed = frozenset(scope) | frozenset(info.const_values)
+    full_scope: dict[str, Ty] = dict(info.const_types)
+    full_scope.update(scope)
+    out: list[Trigger] = []
+    raises = [o for o in obligations if o.kind == "raises"]
+    over = all(_over_inputs(r.expr, allowed) for r in raises)
+    normal = normal_condition(raises) if over else None
+    for o in obligations:
+        if o.kind not in ("requires", "ensures", "raises"):
+            continue
+        found = _Walk(info, full_scope, allowed, o, out)
+        if o.kind == "raises" and _over_inputs(o.expr, allowed):
+            found.add("raises", o.expr)
+        if o.kind == "ensures" and normal is not None:
+            found.add("normal", normal)
+        found.visit(o.expr, ())
+    return out
+
+
+class _Walk:
+    """The triggers of one obligation, each with its context, appended to ``out``."""
+
+    def __init__(
+        self,
+        info: TypeInfo,
+        scope: Mapping[str, Ty],
+        allowed: frozenset[str],
+        ob: Obligation,
+        out: list[Trigger],
+    ) -> None:
+        self.info = info
+        self.scope = scope
+        self.allowed = allowed
+        self.ob = ob
+        self.out = out
+        self.seen: set[str] = set()
+
+    def add(self, kind: TriggerKind, expr: Expr, context: tuple[Expr, ...] = ()) -> None:
+        """A trigger, once per kind and text (numbered in the order found)."""
+        text = to_source(expr)
+        key = f"{kind}:{text}"
+        if key in self.seen:
+            return
+        self.seen.add(key)
+        ctx = tuple(c for c in context if _over_inputs(c, self.allowed))
+        o = self.ob
+        self.out.append(Trigger(f"{o.id}#{len(self.seen)}", o.id, kind, expr, text, context=ctx))
+
+    def visit(self, n: Expr, ctx: tuple[Expr, ...]) -> None:
+        """The triggers in ``n``, where ``ctx`` holds (see ``find_triggers``)."""
+        visit = self.visit
+        if isinstance(n, (Quantifier, Generator)):
+            for c in (n.lo, n.hi) if isinstance(n, Quantifier) else (n.iterable,):
+                visit(c, ctx)
+            return  # the body sees a bound variable
+        if isinstance(n, BoolOp):
+            if n.op == "and":
+                visit(n.left, (*ctx, n.right))
+                visit(n.right, (*ctx, n.left))
+            elif n.op == "or":
+                visit(n.left, (*ctx, _not(n.right)))
+                visit(n.right, (*ctx, _not(n.left)))
+            elif n.op == "implies":
+                if _over_inputs(n.left, self.allowed):
+                    self.add("antecedent", n.left, ctx)
+                visit(n.left, ctx)
+                visit(n.right, (*ctx, n.left))
+            else:
+                visit(n.left, ctx)
+                visit(n.right, ctx)
+            return
+        if isinstance(n, IfExpr):
+            visit(n.cond, ctx)
+            visit(n.then, (*ctx, n.cond))
+            visit(n.orelse, (*ctx, _not(n.cond)))
+            return
+        if isinstance(n, Compare):
+            for i, op in enumerate(n.ops):
+                a, b = n.operands[i], n.operands[i + 1]
+                for kind, t in _link_triggers(self.info, self.scope, op, a, b, self.allowed):
+                    self.add(kind, t, ctx)
+        if isinstance(n, BinOp) and n.op in ("//", "%"):
+            for t in _floor_triggers(self.info, self.scope, n, self.allowed):
+                self.add("boundary", t, ctx)
+        for c in children(n):
+            visit(c, ctx)
+
+
+def _floor_triggers(
+    info: TypeInfo, scope: Mapping[str, Ty], n: BinOp, allowed: frozenset[str]
+) -> Iterator[Expr]:
+    """The edges of ``a // c`` and ``a % c`` (``c`` a positive integer constant): where
+    ``a % c`` is 0 and ``c - 1``, the quotient steps."""
+    if not (_over_inputs(n.left, allowed) and _over_inputs(n.right, allowed)):
+        return
+    if free_names(n.right) - frozenset(info.const_values):
+        return
+    if not isinstance(_type(info, scope, n.left), TInt):
+        return
+    from derivative._eval import evaluate
+
+    c = evaluate(n.right, {}, info.const_values)
+    if not isinstance(c, int) or isinstance(c, bool) or not 1 < c <= 10**9:
+        return
+    rem = BinOp(op="%", left=n.left, right=_int(c))
+    for k in (0, c - 1):
+        yield Compare(ops=("==",), operands=(rem, _int(k)))
+
+
+def _not(e: Expr) -> Expr:
+    if isinstance(e, Unary) and e.op == "not":
+        return e.operand
+    return Unary(op="not", operand=e)
+
+
+def normal_condition(raises: Sequence[Obligation]) -> Expr | None:
+    """``not (C1 or C2 ...)``: no ``raises`` condition holds (None without raises)."""
+    if not raises:
+        return None
+    if len(raises) == 1 and isinstance(raises[0].expr, Unary) and raises[0].expr.op == "not":
+        return raises[0].expr.operand
+    cond: Expr = raises[0].expr
+    for o in raises[1:]:
+        cond = BoolOp(op="or", left=cond, right=o.expr)
+    return Unary(op="not", operand=cond)
+
+
+def _type(info: TypeInfo, scope: Mapping[str, Ty], e: Expr) -> Ty | None:
+    try:
+        return base(info.type_of(e, scope))
+    except Exception:  # a sub-expression the checker cannot type alone
+        return None
+
+
+def _link_triggers(
+    info: TypeInfo,
+    scope: Mapping[str, Ty],
+    op: str,
+    a: Expr,
+    b: Expr,
+    allowed: frozenset[str],
+) -> Iterator[tuple[TriggerKind, Expr]]:
+    if not _over_inputs(a, allowed):
+        return
+    if isinstance(b, Range):
+        if op in ("in", "not in") and _over_inputs(b.lo, allowed) and _over_inputs(
+            b.hi, allowed
+        ):
+            for edge in (b.lo, b.hi):
+                for k in (0, -1, 1):
+                    yield "boundary", _diff_is(a, edge, k)
+        return
+    if not _over_inputs(b, allowed):
+        return
+    if free_names(a) | free_names(b) <= frozenset(info.const_values):
+        return  # constants only: nothing an input can change
+    ta, tb = _type(info, scope, a), _type(info, scope, b)
+    if ta is None or tb is None:
+        return
+    if op in ("in", "not in"):
+        yield "membership", Compare(ops=("in",), operands=(a, b))
+        return
+    if isinstance(ta, (TInt, TDate)) and type(ta) is type(tb):
+        for k in (0, -1, 1):
+            yield "boundary", _diff_is(a, b, k)
+        return
+    yield "boundary", Compare(ops=("==",), operands=(a, b))

@@ -1,0 +1,176 @@
+"""Warnings: a set that is consistent, but only because of something the author did not mean.
+
+``vacuous`` and ``latent_conflict`` (a condition that can never be true),
+``ambiguous_raises`` (two exceptions both correct at one input), ``redundant``
+(``--redundancy``: implied by the others) and ``unused_param``.  They never change the
+verdict; they run on the questions the checks already built, after those are decided.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import z3
+
+from derivative._ast import BoolOp, Expr, Obligation
+from derivative._printer import to_source
+from derivative._walk import free_names
+
+from ._context import Clauses, Ctx, is_type_ob
+from ._encode import Encoder
+from ._question import Member, Question
+from ._result import Finding
+from ._wording import named, series, values_text
+from ._z3util import Unsupported, Z
+
+
+def antecedents(expr: Expr) -> list[Expr]:
+    """Conditions of ``when``/``implies`` at the top of a clause (or of its conjuncts)."""
+    if isinstance(expr, BoolOp):
+        if expr.op == "implies":
+            return [expr.left]
+        if expr.op == "and":
+            return antecedents(expr.left) + antecedents(expr.right)
+    return []
+
+
+def vacuity(
+    ctx: Ctx,
+    q: Question,
+    subjects: Sequence[Obligation],
+    conditions: Callable[[Obligation], list[Expr]],
+    holds: Callable[[Expr], Z],
+    extra: Sequence[Z] = (),
+    members: Sequence[Member] | None = None,
+) -> None:
+    """``vacuous`` / ``latent_conflict`` warnings for conditions that can never be true."""
+    seen: set[frozenset[str]] = set()
+    # A condition true in any model already found is not vacuous: most conditions are
+    # settled by evaluation in a handful of models, without a solver call each.
+    models: list[Z] = []
+    for ob in subjects:
+        for cond in conditions(ob):
+            try:
+                c = holds(cond)
+            except Unsupported:
+                continue
+            if any(z3.is_true(m.eval(c, model_completion=True)) for m in models):
+                continue
+            ans = q.check(members, [*extra, c])
+            if ans.verdict == "sat":
+                models.append(ans.model)
+                continue
+            if ans.verdict != "unsat":
+                continue
+            found = q.minimal_core(members, extra=[*extra, c])
+            if found is None:
+                continue
+            core = [m.ob for m in found.members]
+            ids = frozenset(o.id for o in core)
+            if ob.id in ids and len(core) >= 2:
+                if ids in seen:
+                    continue
+                seen.add(ids)
+            finding = _never_true(ob, to_source(cond), core)
+            ctx.warnings.append(finding)
+
+
+def _never_true(ob: Obligation, text: str, core: list[Obligation]) -> Finding:
+    """The warning for the condition ``text`` of ``ob``, ruled out by ``core``."""
+    if ob.id in {o.id for o in core} and len(core) >= 2:
+        others = [named(o) for o in core if o.id != ob.id]
+        return Finding(
+            "latent_conflict",
+            tuple(core),
+            f"the condition `{text}` of {ob.id} can never be true: together with "
+            f"{series(others)}, {ob.id} would demand something impossible there, "
+            f"so the set is consistent only because `{text}` never happens",
+        )
+    rest = [o for o in core if o.id != ob.id]
+    if rest:
+        why = f"it is ruled out by {series([named(o) for o in rest])}"
+    elif core:
+        why = f"when it holds, the rest of {ob.id} cannot, so {ob.id} rules it out itself"
+    else:
+        why = "it is false (or undefined) whatever the values"
+    return Finding(
+        "vacuous",
+        (ob, *rest),
+        f"the condition `{text}` of {ob.id} can never be true: {why}",
+    )
+
+
+def redundancy(
+    ctx: Ctx,
+    q: Question,
+    subjects: Sequence[Member],
+    extra: Sequence[Z] = (),
+    pool: Sequence[Member] | None = None,
+) -> None:
+    """``redundant``: an obligation implied by the others (``--redundancy`` only)."""
+    everything = list(q.members if pool is None else pool)
+    for m in subjects:
+        if is_type_ob(m.ob):
+            continue
+        others = [o for o in everything if o is not m]
+        found = q.minimal_core(others, extra=[*extra, z3.Not(m.formula)])
+        if found is None:
+            continue
+        by = [o.ob for o in found.members]
+        because = f"it follows from {series([named(o) for o in by])}" if by else "it always holds"
+        ctx.warnings.append(
+            Finding("redundant", (m.ob, *by), f"{named(m.ob)} is redundant: {because}")
+        )
+
+
+def global_warnings(ctx: Ctx, q: Question, enc: Encoder) -> None:
+    """The warnings about the requirements (question 1)."""
+    user = [m.ob for m in q.members if m.ob.kind == "requirement" and not is_type_ob(m.ob)]
+    vacuity(ctx, q, user, lambda ob: antecedents(ob.expr), lambda e: enc.encode(e).holds)
+    if ctx.options.redundancy:
+        redundancy(ctx, q, [m for m in q.members if not is_type_ob(m.ob)])
+
+
+def unused_params(ctx: Ctx) -> None:
+    """``unused_param``: a param no requirement mentions."""
+    used: set[str] = set()
+    for o in ctx.contract.obligations:
+        if o.kind == "requirement":
+            used |= free_names(o.expr)
+    for p in ctx.contract.params():
+        if p.name not in used:
+            ctx.warnings.append(
+                Finding(
+                    "unused_param",
+                    (),
+                    f"param {p.name} ({p.file}:{p.line}) is declared but no requirement "
+                    "constrains it",
+                    names=(p.name,),
+                )
+            )
+
+
+def ambiguity(ctx: Ctx, pre: Question, cl: Clauses, raise_holds: list[Z]) -> None:
+    """``ambiguous_raises``: two raises clauses of different exceptions that both hold."""
+    for i, a in enumerate(cl.raises):
+        for j in range(i + 1, len(cl.raises)):
+            b = cl.raises[j]
+            if a.exception == b.exception:
+                continue
+            ans = pre.check(extra=[raise_holds[i], raise_holds[j]])
+            if ans.verdict != "sat":
+                continue
+            try:
+                values = pre.values(ans.model)
+            except Unsupported:
+                values = {}
+            ctx.warnings.append(
+                Finding(
+                    "ambiguous_raises",
+                    (a, b),
+                    f"{named(a)} and {named(b)} both hold at the valid input "
+                    f"{values_text(values)}: raising either {a.exception} or {b.exception} "
+                    "is then correct",
+                    values,
+                )
+            )
