@@ -24,7 +24,7 @@ from typing import Any, Final
 import z3
 
 from derivative._ast import Expr
-from derivative._errors import DerivativeError, OperationalTimeout
+from derivative._errors import OperationalTimeout
 from derivative._typecheck import TypeInfo
 from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty, base
 from derivative._values import EnumValue
@@ -52,10 +52,6 @@ _BOXES: Final = (0, 4, 64, 4096)
 
 # Z3's Python API shares one context; queries from several threads must not interleave.
 _Z3_LOCK = threading.RLock()
-
-
-class SpaceError(DerivativeError):
-    """An owner's input space could not be built (never raised for unsupported specs)."""
 
 
 # --------------------------------------------------------------------------- values

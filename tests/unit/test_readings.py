@@ -26,8 +26,9 @@ from derivative._typecheck_expr import ExprChecker
 from derivative._typeinfo import TypeInfo
 from derivative._types import TAny
 from derivative._values import UNDEFINED
-from derivative.certificates._smtlib import _BUILTIN_CALLS, CoreScope, SmtEncoder
-from derivative.forge.codegen._generate import PyCompiler
+from derivative.certificates._smt_calls import _BUILTIN_CALLS
+from derivative.certificates._smtlib import CoreScope, SmtEncoder
+from derivative.forge.codegen._python import PyCompiler
 from derivative.grammar import parse_text
 from derivative.solver._encode import Encoder
 

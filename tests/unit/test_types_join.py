@@ -72,7 +72,7 @@ def test_join_is_idempotent(a: Ty) -> None:
     ("module", "name"),
     [
         ("derivative.solver._encode", "join"),
-        ("derivative.certificates._smtlib", "_join"),
+        ("derivative.certificates._smt_typing", "join"),
         ("derivative.forge.codegen._python", "_join"),
         ("derivative._typecheck_expr", "join_base"),
     ],
