@@ -251,62 +251,20 @@ def build_certificate(
     core with no SMT-LIB encoding, and ``OperationalTimeout`` when a re-check was
     killed by the wall-clock safety net (``timeout``).
     """
-    if kind not in KINDS:
-        raise CertificateError(f"unknown certificate kind {kind!r}")
-    if not core:
-        raise CertificateError("an empty core proves nothing")
-    ids = [o.id for o in core]
-    if len(set(ids)) != len(ids):
-        raise CertificateError("two core members have the same id")
-    needs_witness = kind in ("unrealizable", "contradicting_example")
-    if needs_witness != (witness_input is not None):
-        raise CertificateError(
-            f"a {kind} certificate {'needs' if needs_witness else 'has no'} witness input"
-        )
+    _check_request(kind, core, witness_input)
     subject = _subject(kind, contract, core)
     _check_synthetic(contract, info, subject, core)
     formulas = [core_formula(o, contract, info.exceptions) for o in core]
     declarations = _declarations(info, subject, formulas)
-
-    types: dict[str, Ty] = {}
-    if subject is None:
-        types.update(info.param_types)
-    else:
-        sig = info.signatures[subject]
-        types.update({n: t for n, t, _ in sig.params})
-        types["result"] = sig.returns
-    witness_json: dict[str, Any] | None = None
-    if witness_input is not None:
-        assert subject is not None
-        witness_json = {}
-        for name, _, _ in info.signatures[subject].params:
-            if name not in witness_input:
-                raise CertificateError(f"the witness input has no value for {name}")
-            try:
-                witness_json[name] = encode(witness_input[name], types[name])
-            except ValueError_ as err:
-                raise CertificateError(f"witness input {name}: {err}") from None
+    types = _variable_types(info, subject)
+    witness_json = _witness_json(info, subject, witness_input, types)
     entries = [
-        CoreEntry(
-            id=o.id,
-            file=o.file,
-            line=o.line,
-            text=o.text,
-            tags=dict(o.tags),
-            expr=to_source(f),
-        )
+        CoreEntry(id=o.id, file=o.file, line=o.line, text=o.text, tags=dict(o.tags),
+                  expr=to_source(f))
         for o, f in zip(core, formulas, strict=True)
     ]
-    try:
-        reading = read_core(kind, declarations, [(e.id, e.expr) for e in entries], witness_json)
-    except ReadingError as err:
-        raise CertificateError(f"the certificate's core does not read back: {err}") from None
-    for ident, original, read in zip(ids, formulas, reading.exprs, strict=True):
-        if expr_json(original) != expr_json(read):
-            raise CertificateError(
-                f"core member {ident} does not survive printing and parsing: "
-                f"{to_source(original)!r} reads back as {to_source(read)!r}"
-            )
+    ids = [o.id for o in core]
+    reading = _read_back(kind, declarations, entries, witness_json, formulas)
     smtlib = encode_script(list(zip(ids, reading.exprs, strict=True)), reading.scope())
     # The independent re-checks need only the script: their solver processes run while
     # the rest of the certificate is computed, and are awaited before it is sealed.
@@ -317,51 +275,8 @@ def build_certificate(
         proof_from="cvc5" if "cvc5" in solvers else None,
         timeout=timeout,
     )
-
-    missing = [i for i in ids if i not in minimality]
-    if missing:
-        raise CertificateError(f"no minimality model for {', '.join(missing)}")
-    # Models may name more than the core uses (every param, a fixed witness input
-    # again); the certificate keeps what its core declares and does not fix.
-    keep = set(reading.variables) - set(reading.fixed)
-    if reading.result is not None:
-        keep.add("result")
-    minimality_entries = []
-    for i in ids:
-        model = dict(minimality[i])
-        _model_json(i, model, types)  # every value must be a value of its variable's type
-        kept = {k: v for k, v in model.items() if k in keep}
-        minimality_entries.append(MinimalityEntry(without=i, model=_model_json(i, kept, types)))
-
-    farkas: list[FarkasEntry] | None = None
-    farkas_summary: list[tuple[str, Fraction]] | None = None
-    farkas_bound: Fraction | None = None
-    derived = derive_rows(reading.exprs, linear_context(reading))
-    if derived is not None:
-        flat: list[tuple[str, Row]] = [
-            (i, row) for i, rows in zip(ids, derived, strict=True) for row in rows
-        ]
-        multipliers = find_multipliers([row for _, row in flat])
-        if multipliers is not None:
-            farkas = [
-                FarkasEntry(
-                    id=i,
-                    row=FarkasRow(
-                        coefficients={k: fraction_text(v) for k, v in row.coefficients},
-                        bound=fraction_text(row.bound),
-                    ),
-                    multiplier=fraction_text(y),
-                )
-                for (i, row), y in zip(flat, multipliers, strict=True)
-            ]
-            weights: dict[str, Fraction] = {}
-            for (i, _), y in zip(flat, multipliers, strict=True):
-                if y:
-                    weights[i] = weights.get(i, Fraction(0)) + y
-            farkas_summary = [(i, weights[i]) for i in ids if i in weights]
-            farkas_bound = combine([r for _, r in flat], multipliers).bound
-
-    example_ids = [o.id for o in core if o.kind == "example"]
+    minimality_entries = _minimality(ids, minimality, reading, types)
+    farkas, farkas_summary, farkas_bound = _farkas(ids, reading)
     variables = sorted({n for f in reading.exprs for n in free_names(f) if n in reading.variables})
     explanation = explain(
         kind,
@@ -372,11 +287,10 @@ def build_certificate(
         subject=subject,
         variables=variables,
         witness=None if witness_input is None else _show_witness(witness_input, types),
-        example_ids=example_ids,
+        example_ids=[o.id for o in core if o.kind == "example"],
         farkas=farkas_summary,
         farkas_bound=farkas_bound,
     )
-
     fields: dict[str, Any] = {
         "kind": kind,
         "spec": SpecIdentity(
@@ -396,8 +310,126 @@ def build_certificate(
     static = static_checks(draft)
     if static.reasons:
         raise CertificateError("the certificate fails its own checks: " + "; ".join(static.reasons))
+    checks, proof = _confirmed(rechecks.result(), farkas_checked=static.farkas_checked)
+    return _seal(fields, checks=checks, proof=proof)
 
-    runs = rechecks.result()
+
+def _check_request(kind: str, core: Sequence[Obligation],
+                   witness_input: Mapping[str, Value] | None) -> None:
+    """What a request must be before anything is computed (a failure here is a bug)."""
+    if kind not in KINDS:
+        raise CertificateError(f"unknown certificate kind {kind!r}")
+    if not core:
+        raise CertificateError("an empty core proves nothing")
+    ids = [o.id for o in core]
+    if len(set(ids)) != len(ids):
+        raise CertificateError("two core members have the same id")
+    needs_witness = kind in ("unrealizable", "contradicting_example")
+    if needs_witness != (witness_input is not None):
+        raise CertificateError(
+            f"a {kind} certificate {'needs' if needs_witness else 'has no'} witness input"
+        )
+
+
+def _variable_types(info: Any, subject: str | None) -> dict[str, Ty]:
+    """The types of the variables the core talks about: params, or a function's
+    parameters and ``result``."""
+    types: dict[str, Ty] = {}
+    if subject is None:
+        types.update(info.param_types)
+    else:
+        sig = info.signatures[subject]
+        types.update({n: t for n, t, _ in sig.params})
+        types["result"] = sig.returns
+    return types
+
+
+def _witness_json(info: Any, subject: str | None, witness_input: Mapping[str, Value] | None,
+                  types: Mapping[str, Ty]) -> dict[str, Any] | None:
+    if witness_input is None:
+        return None
+    assert subject is not None
+    witness_json: dict[str, Any] = {}
+    for name, _, _ in info.signatures[subject].params:
+        if name not in witness_input:
+            raise CertificateError(f"the witness input has no value for {name}")
+        try:
+            witness_json[name] = encode(witness_input[name], types[name])
+        except ValueError_ as err:
+            raise CertificateError(f"witness input {name}: {err}") from None
+    return witness_json
+
+
+def _read_back(kind: str, declarations: Any, entries: Sequence[CoreEntry],
+               witness_json: dict[str, Any] | None, formulas: Sequence[Expr]) -> Any:
+    """The core read back with the language's own parser, checked to mean the same."""
+    try:
+        reading = read_core(kind, declarations, [(e.id, e.expr) for e in entries], witness_json)
+    except ReadingError as err:
+        raise CertificateError(f"the certificate's core does not read back: {err}") from None
+    for entry, original, read in zip(entries, formulas, reading.exprs, strict=True):
+        if expr_json(original) != expr_json(read):
+            raise CertificateError(
+                f"core member {entry.id} does not survive printing and parsing: "
+                f"{to_source(original)!r} reads back as {to_source(read)!r}"
+            )
+    return reading
+
+
+def _minimality(ids: Sequence[str], minimality: Mapping[str, Mapping[str, Value]],
+                reading: Any, types: Mapping[str, Ty]) -> list[MinimalityEntry]:
+    missing = [i for i in ids if i not in minimality]
+    if missing:
+        raise CertificateError(f"no minimality model for {', '.join(missing)}")
+    # Models may name more than the core uses (every param, a fixed witness input
+    # again); the certificate keeps what its core declares and does not fix.
+    keep = set(reading.variables) - set(reading.fixed)
+    if reading.result is not None:
+        keep.add("result")
+    entries = []
+    for i in ids:
+        model = dict(minimality[i])
+        _model_json(i, model, dict(types))  # every value must be a value of its type
+        kept = {k: v for k, v in model.items() if k in keep}
+        entries.append(MinimalityEntry(without=i, model=_model_json(i, kept, dict(types))))
+    return entries
+
+
+def _farkas(ids: Sequence[str], reading: Any) -> tuple[
+        list[FarkasEntry] | None, list[tuple[str, Fraction]] | None, Fraction | None]:
+    """Farkas rows and multipliers where the core is linear and its relaxation infeasible:
+    the entries, each member's total weight (for the explanation), and the bound."""
+    derived = derive_rows(reading.exprs, linear_context(reading))
+    if derived is None:
+        return None, None, None
+    flat: list[tuple[str, Row]] = [
+        (i, row) for i, rows in zip(ids, derived, strict=True) for row in rows
+    ]
+    multipliers = find_multipliers([row for _, row in flat])
+    if multipliers is None:
+        return None, None, None
+    farkas = [
+        FarkasEntry(
+            id=i,
+            row=FarkasRow(
+                coefficients={k: fraction_text(v) for k, v in row.coefficients},
+                bound=fraction_text(row.bound),
+            ),
+            multiplier=fraction_text(y),
+        )
+        for (i, row), y in zip(flat, multipliers, strict=True)
+    ]
+    weights: dict[str, Fraction] = {}
+    for (i, _), y in zip(flat, multipliers, strict=True):
+        if y:
+            weights[i] = weights.get(i, Fraction(0)) + y
+    summary = [(i, weights[i]) for i in ids if i in weights]
+    return farkas, summary, combine([r for _, r in flat], multipliers).bound
+
+
+def _confirmed(runs: Sequence[Any], *, farkas_checked: bool) -> tuple[list[SolverCheck],
+                                                                      Proof | None]:
+    """The re-checks' verdict: the checks to record and cvc5's proof, or why not."""
     hung = timed_out(runs)
     if hung:
         raise OperationalTimeout(
@@ -410,7 +442,7 @@ def build_certificate(
         raise CertificateError(
             "the core was not confirmed unsatisfiable: " + "; ".join(r.describe() for r in refuted)
         )
-    if not (static.farkas_checked or any(r.result == "unsat" for r in runs)):
+    if not (farkas_checked or any(r.result == "unsat" for r in runs)):
         raise CertificateError(
             "the core was not confirmed unsatisfiable (no solver said unsat and there is no "
             "Farkas certificate): " + ("; ".join(r.describe() for r in runs) or "no solver ran")
@@ -420,7 +452,7 @@ def build_certificate(
         if run.proof is not None and run.proof.get("format") in ("alethe", "cpc"):
             proof = Proof(format=run.proof["format"], text=str(run.proof.get("text", "")))
     checks = [SolverCheck(solver=r.solver, version=r.version, result=r.result) for r in runs]
-    return _seal(fields, checks=checks, proof=proof)
+    return checks, proof
 
 
 def _seal(
