@@ -18,16 +18,17 @@ from derivative._errors import exit_code_for
 
 OUTCOME_FORMAT: Final = "derivative.outcome/v1"
 
-BuildStatus = Literal[
+OutcomeStatus = Literal[
     "verified",
     "validation_failed",
     "infeasible_proven",
     "sandbox_unavailable",
     "sandbox_policy_violation",
 ]
+"""The statuses a build can end in (the ledger adds ``interrupted``)."""
 
 EXIT_CODES: Final[dict[str, int]] = {
-    status: int(exit_code_for(status)) for status in typing.get_args(BuildStatus)
+    status: int(exit_code_for(status)) for status in typing.get_args(OutcomeStatus)
 }
 """One exit code per build status, read from the one table (``derivative._errors``)."""
 
@@ -57,7 +58,7 @@ class OutcomeDocument(_Model):
     """``derivative.outcome/v1``: the one status of a build and the evidence behind it."""
 
     format: Literal["derivative.outcome/v1"] = OUTCOME_FORMAT
-    status: BuildStatus
+    status: OutcomeStatus
     reason: str = Field(description="why the status is what it is, in one sentence")
     build_id: str
     spec: OutcomeSpec

@@ -34,18 +34,13 @@ from typing import Any, Literal, get_args
 from derivative._errors import DerivativeError, UsageError
 from derivative._version import __version__
 
+from ._documents import OutcomeStatus
 from ._lease import BuildLease, ProcessMark, current_mark, hold, release_held
 
 LEDGER_FILE = "ledger.sqlite3"
-BuildStatus = Literal[
-    "verified",
-    "validation_failed",
-    "infeasible_proven",
-    "sandbox_unavailable",
-    "sandbox_policy_violation",
-    "interrupted",
-]
-STATUSES: tuple[str, ...] = get_args(BuildStatus)
+BuildStatus = OutcomeStatus | Literal["interrupted"]
+"""A ledger record's status: how the build ended, or ``interrupted`` (found dead)."""
+STATUSES: tuple[str, ...] = (*get_args(OutcomeStatus), "interrupted")
 AnswerKind = Literal["verified", "verified_older", "never"]
 
 _BUSY_SECONDS = 60.0  # eight builds finishing together wait for each other, never fail
