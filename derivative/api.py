@@ -55,10 +55,29 @@ from derivative._errors import UsageError
 if TYPE_CHECKING:
     from derivative._typecheck import TypeInfo
     from derivative.certificates import Certificate, VerifyResult
-    from derivative.forge.build import BuildOptions, BuildReport, LedgerAnswer, PackageCheck
-    from derivative.forge.run import RunOptions, RunReport
-    from derivative.forge.testing import RunEvidence, TestOptions
-    from derivative.solver import CheckOptions, CheckResult
+
+    # the names of _FACES (below), for static checkers; at run time they are lazy
+    from derivative.forge.build import BuildOptions as BuildOptions
+    from derivative.forge.build import BuildReport, LedgerAnswer, PackageCheck
+    from derivative.forge.build import Ledger as Ledger
+    from derivative.forge.build import default_state_dir as default_state_dir
+    from derivative.forge.posture import DEFAULT_POLICY as DEFAULT_POLICY
+    from derivative.forge.posture import PostureVerdict as PostureVerdict
+    from derivative.forge.posture import available_policies as available_policies
+    from derivative.forge.run import RunDocument as RunDocument
+    from derivative.forge.run import RunOptions as RunOptions
+    from derivative.forge.run import RunReport
+    from derivative.forge.sandbox import DEFAULT_TAG as DEFAULT_TAG
+    from derivative.forge.sandbox import BackendName as BackendName
+    from derivative.forge.sandbox import Limits as Limits
+    from derivative.forge.sandbox import build_image as build_image
+    from derivative.forge.testing import RunEvidence
+    from derivative.forge.testing import TestOptions as TestOptions
+    from derivative.solver import CheckOptions as CheckOptions
+    from derivative.solver import CheckResult
+    from derivative.solver import render_json as render_json
+    from derivative.solver import render_sarif as render_sarif
+    from derivative.solver import render_text as render_text
 
 CONTRACT_FORMAT = "derivative.contract/v1"
 
@@ -655,3 +674,43 @@ def contract_document(contract: Contract | LoadedContract) -> ContractDocument:
 def contract_json(contract: Contract | LoadedContract) -> dict[str, Any]:
     """``derivative.contract/v1`` as plain JSON data (CERTIFICATES.md §3)."""
     return contract_document(contract).model_dump(mode="json")
+
+
+# --------------------------------------------------------------------------- for the CLI
+
+_FACES: dict[str, tuple[str, str]] = {
+    # name -> (room face, attribute): what the command line needs beside the operations
+    # above (options classes and their defaults, renderers, the sandbox and posture tools),
+    # so that the CLI imports the API and nothing else (docs/layers.toml)
+    "CheckOptions": ("derivative.solver", "CheckOptions"),
+    "render_json": ("derivative.solver", "render_json"),
+    "render_sarif": ("derivative.solver", "render_sarif"),
+    "render_text": ("derivative.solver", "render_text"),
+    "RunOptions": ("derivative.forge.run", "RunOptions"),
+    "RunDocument": ("derivative.forge.run", "RunDocument"),
+    "TestOptions": ("derivative.forge.testing", "TestOptions"),
+    "BuildOptions": ("derivative.forge.build", "BuildOptions"),
+    "Ledger": ("derivative.forge.build", "Ledger"),
+    "default_state_dir": ("derivative.forge.build", "default_state_dir"),
+    "BackendName": ("derivative.forge.sandbox", "BackendName"),
+    "Limits": ("derivative.forge.sandbox", "Limits"),
+    "DEFAULT_TAG": ("derivative.forge.sandbox", "DEFAULT_TAG"),
+    "build_image": ("derivative.forge.sandbox", "build_image"),
+    "sandbox_doctor": ("derivative.forge.sandbox", "diagnose"),
+    "DEFAULT_POLICY": ("derivative.forge.posture", "DEFAULT_POLICY"),
+    "PostureVerdict": ("derivative.forge.posture", "PostureVerdict"),
+    "available_policies": ("derivative.forge.posture", "available_policies"),
+    "validate_code": ("derivative.forge.posture", "validate_path"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names of ``_FACES``, imported from their room's face on first use."""
+    import importlib
+
+    where = _FACES.get(name)
+    if where is None:
+        raise AttributeError(f"module 'derivative.api' has no attribute {name!r}")
+    value = getattr(importlib.import_module(where[0]), where[1])
+    globals()[name] = value
+    return value

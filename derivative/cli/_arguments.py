@@ -77,7 +77,7 @@ def add_seed(p: argparse.ArgumentParser, help_text: str) -> None:
 
 def add_policy(p: argparse.ArgumentParser, help_text: str) -> None:
     """``--policy NAME|FILE``: a posture policy, by default the shipped ``default``."""
-    from derivative.forge.posture import DEFAULT_POLICY
+    from derivative.api import DEFAULT_POLICY
 
     p.add_argument("--policy", default=DEFAULT_POLICY, metavar="NAME|FILE", help=help_text)
 

@@ -33,8 +33,7 @@ HELP = "judge a candidate (a file, a generator's output or --synth) and package 
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
-    from derivative.forge.build import BuildOptions
-    from derivative.forge.sandbox import BackendName
+    from derivative.api import BackendName, BuildOptions
 
     add_specs(p)
     source = p.add_mutually_exclusive_group(required=True)
@@ -89,7 +88,7 @@ def _absolute_paths(argv: tuple[str, ...]) -> tuple[str, ...]:
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Build; print the report; return the exit code of its status."""
-    from derivative.forge.build import BuildOptions
+    from derivative.api import BuildOptions
 
     generator: tuple[str, ...] | None = None
     if args.generator is not None:

@@ -28,7 +28,7 @@ HELP = "decide whether a requirement set can hold; prove it when it cannot"
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
-    from derivative.solver import CheckOptions
+    from derivative.api import CheckOptions
 
     add_specs(p)
     p.add_argument("--json", action="store_true", help="print derivative.check/v1 JSON")
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         raise UsageError("--json and --format cannot be used together (--json means --format json)")
     fmt = "json" if args.json else (args.format or "text")
 
-    from derivative.solver import CheckOptions, render_json, render_sarif, render_text
+    from derivative.api import CheckOptions, render_json, render_sarif, render_text
 
     loaded = api.load(args.specs)
     options = CheckOptions(

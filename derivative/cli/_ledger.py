@@ -66,7 +66,7 @@ def run_log(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     import dataclasses
     from pathlib import Path
 
-    from derivative.forge.build import Ledger, default_state_dir
+    from derivative.api import Ledger, default_state_dir
 
     ledger = Ledger(Path(args.state) if args.state else default_state_dir())
     records = ledger.log(limit=args.limit, contract_name=args.spec)

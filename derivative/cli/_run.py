@@ -38,8 +38,7 @@ HELP = "run an untrusted implementation in a sandbox and judge it against a requ
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
-    from derivative.forge.run import RunOptions
-    from derivative.forge.sandbox import DEFAULT_TAG, BackendName, Limits
+    from derivative.api import DEFAULT_TAG, BackendName, Limits, RunOptions
 
     add_specs(p)
     p.add_argument("--candidate", required=True, metavar="PATH",
@@ -67,8 +66,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Run the candidate; print the report; return the exit code of its status."""
-    from derivative.forge.run import RunOptions
-    from derivative.forge.sandbox import Limits
+    from derivative.api import Limits, RunOptions
 
     if args.module is not None and not args.module:
         raise UsageError("--module must not be empty")

@@ -20,7 +20,7 @@ DOCTOR_HELP = "show what isolation this machine can give, and why"
 
 def build_image_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of ``derivative sandbox build-image``."""
-    from derivative.forge.sandbox import DEFAULT_TAG
+    from derivative.api import DEFAULT_TAG
 
     p.add_argument(
         "--offline",
@@ -34,7 +34,7 @@ def build_image_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_build_image(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Build (or reuse) the Docker sandbox image."""
-    from derivative.forge.sandbox import build_image
+    from derivative.api import build_image
 
     def progress(line: str) -> None:
         stdout.write(f"build-image: {line}\n")
@@ -49,7 +49,7 @@ def run_build_image(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) ->
 
 def doctor_arguments(p: argparse.ArgumentParser) -> None:
     """Arguments of ``derivative sandbox doctor``."""
-    from derivative.forge.sandbox import DEFAULT_TAG
+    from derivative.api import DEFAULT_TAG
 
     p.add_argument("--image", default=DEFAULT_TAG, help=f"image to look for ({DEFAULT_TAG})")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
@@ -57,7 +57,7 @@ def doctor_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_doctor(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Show which isolation this machine can give, tried for real, and why."""
-    from derivative.forge.sandbox import diagnose
+    from derivative.api import sandbox_doctor as diagnose
 
     report = diagnose(image=args.image)
     if args.json:

@@ -26,13 +26,13 @@ from derivative._errors import ExitCode, UsageError, exit_code_for
 from ._arguments import add_examples, add_seed, add_specs
 
 if TYPE_CHECKING:
-    from derivative.forge.testing import TestOptions
+    from derivative.api import TestOptions
 
 HELP = "write (or run) property tests of an implementation from a requirement set"
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
-    from derivative.forge.testing import TestOptions
+    from derivative.api import TestOptions
 
     add_specs(p)
     p.add_argument(
@@ -52,7 +52,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Write the module (``-o``) or run the obligations; the exit code."""
-    from derivative.forge.testing import TestOptions
+    from derivative.api import TestOptions
 
     loaded = api.load(args.specs)
     options = TestOptions(target=args.target, module=args.module, output=args.output,
@@ -87,7 +87,7 @@ def _run(loaded: api.LoadedContract, options: TestOptions, as_json: bool,
          stdout: TextIO) -> int:
     evidence = api.run_tests(loaded, options)
     if as_json:
-        from derivative.forge.run import RunDocument
+        from derivative.api import RunDocument
 
         document = RunDocument.model_validate(evidence.to_json()).model_dump(mode="json")
         stdout.write(json.dumps(document, indent=2, sort_keys=True) + "\n")

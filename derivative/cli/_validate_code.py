@@ -17,13 +17,13 @@ from derivative._errors import ExitCode
 from ._arguments import add_policy
 
 if TYPE_CHECKING:
-    from derivative.forge.posture import PostureVerdict
+    from derivative.api import PostureVerdict
 
 HELP = "check a candidate's source against a posture policy, without running it"
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
-    from derivative.forge.posture import DEFAULT_POLICY, available_policies
+    from derivative.api import DEFAULT_POLICY, available_policies
 
     p.add_argument("file", metavar="FILE", help="a .py file or a package directory")
     add_policy(
@@ -55,7 +55,7 @@ def render(verdict: PostureVerdict) -> str:
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Validate ``args.file`` under ``args.policy``; 0 accepted, 1 refused."""
-    from derivative.forge.posture import validate_path
+    from derivative.api import validate_code as validate_path
 
     verdict = validate_path(args.file, args.policy)
     if args.json:
