@@ -140,8 +140,10 @@ class _Build:
         self.unknowns: list[str] = []
         self.module = options.module or module_name_for(c.name)
         self.synthesised: dict[str, bytes] = {}
+        out = self._out_path()
+        BuildFolder.refuse_occupied(out)  # before the ledger creates its state folder
         self.ledger = Ledger(Path(options.state) if options.state else default_state_dir())
-        self.folder = BuildFolder.create(self._out_path())
+        self.folder = BuildFolder.create(out)
         self.work = Path(tempfile.mkdtemp(prefix="derivative-build-"))
 
     def _out_path(self) -> Path:
@@ -281,7 +283,7 @@ class _Attempts(_Build):
             candidate=str(staged), module=layout.module, sandbox=self.options.sandbox,
             policy=self.options.policy, examples=self.options.examples, seed=self.options.seed,
             limits=self.options.limits, image=self.options.image,
-        ), launcher=self.launcher, unknowns=self.unknowns)
+        ), launcher=self.launcher, unknowns=self.unknowns, progress=self.progress)
         judged.run = run
         judged.gates.extend(_run_gates(run))
         if layout.tests and run.status not in ("sandbox_unavailable", "sandbox_policy_violation"):
@@ -486,19 +488,25 @@ def build(
     progress: Progress | None = None,
 ) -> BuildReport:
     """The whole pipeline of the module docstring. Raises only for bad input (a missing
-    candidate, no or several candidate sources, a contract ``--synth`` cannot handle)."""
-    if options.source_count() != 1:
-        raise UsageError("give exactly one of --candidate, --generator or --synth")
-    if options.max_repairs < 0:
-        raise UsageError("--max-repairs must be at least 0")
-    if options.candidate is not None and not Path(options.candidate).exists():
-        raise UsageError(f"candidate {options.candidate} does not exist")
-    synthesised = synthesize_files(info, options) if options.synth else {}
+    candidate, no or several candidate sources, a contract ``--synth`` cannot handle, an
+    occupied build folder), before anything is written; the refusal is audited."""
+    progress = progress or _quiet
     with audited("build") as audit:
+        c = info.contract
+        audit.contract = {"name": c.name, "version": c.version, "sha256": contract_identity(c)}
+        if options.source_count() != 1:
+            raise UsageError("give exactly one of --candidate, --generator or --synth")
+        if options.max_repairs < 0:
+            raise UsageError("--max-repairs must be at least 0")
+        if options.candidate is not None and not Path(options.candidate).exists():
+            raise UsageError(f"candidate {options.candidate} does not exist")
+        synthesised: dict[str, bytes] = {}
+        if options.synth:
+            progress("synthesise", "writing the candidate with the built-in synthesiser")
+            synthesised = synthesize_files(info, options)
         b = _Pipeline(info, options, contract_doc=contract_doc, spec_files=spec_files,
-                      launcher=launcher, progress=progress or _quiet, audit=audit)
+                      launcher=launcher, progress=progress, audit=audit)
         b.synthesised = synthesised
-        audit.contract = dict(b.spec)
         try:
             report = _run(b)
         finally:
@@ -523,6 +531,7 @@ def synthesize_files(info: TypeInfo, options: BuildOptions) -> dict[str, bytes]:
 
 
 def _run(b: _Pipeline) -> BuildReport:
+    b.progress("freeze", "journalling the build and freezing the contract")
     with b.ledger.begin(build_id=b.build_id, folder=b.folder.path,
                         contract_name=b.spec["name"], contract_version=b.spec["version"],
                         contract_sha256=b.spec["sha256"]):
@@ -535,6 +544,7 @@ def _stages(b: _Pipeline) -> BuildReport:
     if infeasible is not None:
         return _finish(b, "infeasible_proven", infeasible["reason"], None, None, None)
     result = b.produce()
+    b.progress("artifacts", "writing the code and validation artifacts")
     status, reason, best = b.artifacts(result)
     package: tuple[Path, Path, str] | None = None
     if status == "verified" and best is not None and b.options.package:
@@ -562,6 +572,7 @@ def _finish(b: _Pipeline, status: str, reason: str, best: Judged | None,
         "warnings": b.warnings,
     })
     outcome = outcome_json(doc)
+    b.progress("publish", "committing the ledger record and publishing the build")
     record = LedgerRecord(
         build_id=b.build_id, candidate_sha256=doc.candidate_sha256,
         contract_name=b.spec["name"], contract_version=b.spec["version"],
