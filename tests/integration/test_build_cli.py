@@ -535,6 +535,18 @@ def test_subscribers_get_one_record_per_top_level_call(no_subscribers: None,
     assert len(records) == 3
 
 
+def test_a_call_inside_another_emits_nothing(no_subscribers: None) -> None:
+    records: list[dict[str, Any]] = []
+    loaded = derivative.load(["examples/discount.req"])
+    sid = derivative.subscribe(records.append)
+    try:
+        with _audit.audited("outer"):
+            derivative.check(loaded)
+    finally:
+        derivative.unsubscribe(sid)
+    assert [r["operation"] for r in records] == ["outer"]
+
+
 def _synthesised(tmp_path: Path) -> Path:
     from derivative.forge.build import synth_source
 
