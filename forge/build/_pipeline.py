@@ -504,6 +504,7 @@ def build(
         if options.synth:
             progress("synthesise", "writing the candidate with the built-in synthesiser")
             synthesised = synthesize_files(info, options)
+        progress("freeze", "opening the ledger, journalling the build, freezing the contract")
         b = _Pipeline(info, options, contract_doc=contract_doc, spec_files=spec_files,
                       launcher=launcher, progress=progress, audit=audit)
         b.synthesised = synthesised
@@ -531,7 +532,6 @@ def synthesize_files(info: TypeInfo, options: BuildOptions) -> dict[str, bytes]:
 
 
 def _run(b: _Pipeline) -> BuildReport:
-    b.progress("freeze", "journalling the build and freezing the contract")
     with b.ledger.begin(build_id=b.build_id, folder=b.folder.path,
                         contract_name=b.spec["name"], contract_version=b.spec["version"],
                         contract_sha256=b.spec["sha256"]):
