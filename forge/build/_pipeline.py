@@ -140,6 +140,7 @@ class _Build:
         self.unknowns: list[str] = []
         self.module = options.module or module_name_for(c.name)
         self.synthesised: dict[str, bytes] = {}
+        self.given: Attempt | None = None
         out = self._out_path()
         BuildFolder.refuse_occupied(out)  # before the ledger creates its state folder
         self.ledger = Ledger(Path(options.state) if options.state else default_state_dir())
@@ -248,10 +249,7 @@ class _Attempts(_Build):
     judged: dict[int, Judged]
 
     def _binds(self) -> list[str]:
-        from derivative._ast import BindDecl
-
-        return [d.target.partition(":")[0] for d in self.info.contract.declarations
-                if isinstance(d, BindDecl)]
+        return _binds_of(self.info)
 
     def _attempt_dir(self, attempt: Attempt) -> Path:
         """The attempt's files, copied into the build folder (where nothing generated runs)."""
@@ -332,6 +330,14 @@ class _Attempts(_Build):
         return judged.validation
 
 
+def _binds_of(info: TypeInfo) -> list[str]:
+    """The modules the spec's ``bind`` lines name (judged beside the target module)."""
+    from derivative._ast import BindDecl
+
+    return [d.target.partition(":")[0] for d in info.contract.declarations
+            if isinstance(d, BindDecl)]
+
+
 def _gate(name: str, status: str, detail: str) -> dict[str, str]:
     return {"gate": name, "status": status, "detail": detail}
 
@@ -377,7 +383,7 @@ class _Pipeline(_Attempts):
         opts = self.options
         request = GenerationRequest(contract=self.contract_doc, module=self.module, attempt=1)
         if opts.candidate is not None:
-            first = PathCandidate(opts.candidate).read()
+            first = self.given or PathCandidate(opts.candidate).read()
             return repair_loop(first=lambda: first, regenerate=_no_regeneration,
                                validate=self.validate, max_repairs=0)
         if opts.synth:
@@ -500,6 +506,8 @@ def build(
             raise UsageError("--max-repairs must be at least 0")
         if options.candidate is not None and not Path(options.candidate).exists():
             raise UsageError(f"candidate {options.candidate} does not exist")
+        _refuse_bad_module(options)
+        given = _given_candidate(info, options) if options.candidate is not None else None
         synthesised: dict[str, bytes] = {}
         if options.synth:
             progress("synthesise", "writing the candidate with the built-in synthesiser")
@@ -508,6 +516,7 @@ def build(
         b = _Pipeline(info, options, contract_doc=contract_doc, spec_files=spec_files,
                       launcher=launcher, progress=progress, audit=audit)
         b.synthesised = synthesised
+        b.given = given
         try:
             report = _run(b)
         finally:
@@ -515,6 +524,36 @@ def build(
         audit.outcome = {"status": report.status, "reason": report.reason,
                          "build_id": b.build_id, "folder": str(report.folder)}
         return report
+
+
+def _module_name_ok(name: str) -> bool:
+    return all(part.isidentifier() for part in name.split("."))
+
+
+def _refuse_bad_module(options: BuildOptions) -> None:
+    """A ``--module`` that cannot name a module is bad input, refused before any writing."""
+    module = options.module
+    if module is None:
+        return
+    if not _module_name_ok(module):
+        raise UsageError(f"--module {module!r} is not a dotted module name")
+    if options.synth and "." in module:
+        raise UsageError(f"--synth writes one module file: --module {module!r} must be a "
+                         "plain name")
+
+
+def _given_candidate(info: TypeInfo, options: BuildOptions) -> Attempt:
+    """``--candidate``, read once, with its layout checked before anything is written: a
+    folder without the module, several modules and no ``--module``, a file whose name is
+    not a module name are bad input, not a build that stops half way."""
+    assert options.candidate is not None
+    attempt = PathCandidate(options.candidate).read()
+    path = Path(options.candidate)
+    layout = read_layout(path, options.module, _binds_of(info))
+    if path.is_file() and not layout.module.isidentifier():
+        raise UsageError(f"candidate file name {path.name!r} is not a module name: "
+                         "give --module NAME")
+    return attempt
 
 
 @dataclass(frozen=True)

@@ -185,7 +185,14 @@ def test_the_image_flag_reaches_the_sandbox(docker_launcher: object, tmp_path: P
     (("examples/password_policy.req", "--synth"), "--synth cannot write this contract:\n"
      "  system TokenStore: a system keeps state"),
     (("examples/discount.req", "--synth", "--max-repairs", "-1"), "must be 0 or more"),
-], ids=["no-source", "two-sources", "missing-candidate", "synth-refused", "negative-repairs"])
+    (("examples/discount.req", "--synth", "--module", "no-such"),
+     "--module 'no-such' is not a dotted module name"),
+    (("examples/contracts/expiry.req", "--candidate", "examples/contracts/good"),
+     "candidate folder examples/contracts/good holds several modules"),
+    (("examples/contracts/expiry.req", "--candidate", "examples/contracts/good", "--module",
+      "expiry"), "candidate folder examples/contracts/good has no module 'expiry'"),
+], ids=["no-source", "two-sources", "missing-candidate", "synth-refused", "negative-repairs",
+        "bad-module", "folder-without-module", "folder-without-that-module"])
 def test_bad_input_exits_2_and_writes_nothing(argv: tuple[str, ...], message: str,
                                               tmp_path: Path) -> None:
     out, state = tmp_path / "out", tmp_path / "state"
