@@ -511,6 +511,18 @@ def test_a_refused_call_emits_its_refusal(command: str, tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("command", ["check", "run", "build"])
+def test_events_that_cannot_be_written_are_bad_input(command: str, tmp_path: Path) -> None:
+    events = tmp_path / "no-such-folder" / "events.jsonl"
+    extra = {"check": (), "run": ("--candidate", "examples/candidates/password_policy.py"),
+             "build": ("--synth", "--out", tmp_path / "out", "--state", tmp_path / "state")}
+    code, stdout, stderr = cli(command, "examples/discount.req", *extra[command],
+                               "--events", events)
+    assert code == 2 and stdout == ""
+    assert f"--events: cannot write {events}" in stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 @pytest.fixture
 def no_subscribers() -> Iterator[None]:
     assert _audit.subscribers() == 0
