@@ -597,7 +597,10 @@ def test_no_subscriber_means_no_record_is_built(no_subscribers: None, tmp_path: 
 # --------------------------------------------------------------------------- progress
 
 
-def test_a_terminal_sees_the_gates(tmp_path: Path) -> None:
+def test_a_terminal_sees_the_gates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TERM", "xterm-256color")  # a terminal that takes colour and motion
+    for name in ("NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)
     terminal = _Terminal()
     code, stdout, stderr = cli("build", "examples/discount.req", "--synth", "--sandbox",
                                "process", "--out", tmp_path / "out", "--state",
