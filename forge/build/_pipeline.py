@@ -42,7 +42,7 @@ from derivative.solver import CheckOptions, certify, check, render_json
 
 from ..run import RunOptions, RunReport, judge_candidate
 from ..sandbox import Launcher
-from ._closure import Layout, read_layout, stage
+from ._closure import Layout, read_layout, refuse_unjudgeable, stage
 from ._documents import EXIT_CODES, OutcomeDocument, outcome_json
 from ._folder import BuildFolder, canonical_bytes
 from ._generate import (
@@ -140,7 +140,6 @@ class _Build:
         self.unknowns: list[str] = []
         self.module = options.module or module_name_for(c.name)
         self.synthesised: dict[str, bytes] = {}
-        self.given: Attempt | None = None
         out = self._out_path()
         BuildFolder.refuse_occupied(out)  # before the ledger creates its state folder
         self.ledger = Ledger(Path(options.state) if options.state else default_state_dir())
@@ -383,7 +382,7 @@ class _Pipeline(_Attempts):
         opts = self.options
         request = GenerationRequest(contract=self.contract_doc, module=self.module, attempt=1)
         if opts.candidate is not None:
-            first = self.given or PathCandidate(opts.candidate).read()
+            first = PathCandidate(opts.candidate).read()
             return repair_loop(first=lambda: first, regenerate=_no_regeneration,
                                validate=self.validate, max_repairs=0)
         if opts.synth:
@@ -507,7 +506,8 @@ def build(
         if options.candidate is not None and not Path(options.candidate).exists():
             raise UsageError(f"candidate {options.candidate} does not exist")
         _refuse_bad_module(options)
-        given = _given_candidate(info, options) if options.candidate is not None else None
+        if options.candidate is not None:
+            refuse_unjudgeable(Path(options.candidate), options.module)
         synthesised: dict[str, bytes] = {}
         if options.synth:
             progress("synthesise", "writing the candidate with the built-in synthesiser")
@@ -516,7 +516,6 @@ def build(
         b = _Pipeline(info, options, contract_doc=contract_doc, spec_files=spec_files,
                       launcher=launcher, progress=progress, audit=audit)
         b.synthesised = synthesised
-        b.given = given
         try:
             report = _run(b)
         finally:
@@ -540,20 +539,6 @@ def _refuse_bad_module(options: BuildOptions) -> None:
     if options.synth and "." in module:
         raise UsageError(f"--synth writes one module file: --module {module!r} must be a "
                          "plain name")
-
-
-def _given_candidate(info: TypeInfo, options: BuildOptions) -> Attempt:
-    """``--candidate``, read once, with its layout checked before anything is written: a
-    folder without the module, several modules and no ``--module``, a file whose name is
-    not a module name are bad input, not a build that stops half way."""
-    assert options.candidate is not None
-    attempt = PathCandidate(options.candidate).read()
-    path = Path(options.candidate)
-    layout = read_layout(path, options.module, _binds_of(info))
-    if path.is_file() and not layout.module.isidentifier():
-        raise UsageError(f"candidate file name {path.name!r} is not a module name: "
-                         "give --module NAME")
-    return attempt
 
 
 @dataclass(frozen=True)

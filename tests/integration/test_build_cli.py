@@ -203,6 +203,22 @@ def test_bad_input_exits_2_and_writes_nothing(argv: tuple[str, ...], message: st
     assert not out.exists() and not state.exists()
 
 
+def test_a_file_name_that_is_no_module_name_exits_2_and_writes_nothing(tmp_path: Path) -> None:
+    cand = tmp_path / "my-policy.py"
+    cand.write_bytes((ROOT / "examples" / "candidates" / "password_policy.py").read_bytes())
+    out, state = tmp_path / "out", tmp_path / "state"
+    code, stdout, stderr = cli("build", "examples/password_policy.req", "--candidate", cand,
+                               "--sandbox", "process", "--out", out, "--state", state)
+    assert code == 2 and stdout == ""
+    assert "candidate file name 'my-policy.py' is not a module name: give --module NAME" \
+        in stderr
+    assert not out.exists() and not state.exists()
+    code, stdout, _ = cli("build", "examples/password_policy.req", "--candidate", cand,
+                          "--module", "password_policy", "--sandbox", "process", "--out", out,
+                          "--state", state)
+    assert code == 0 and stdout.startswith("password_policy: verified: ")
+
+
 def test_an_occupied_out_exits_2_and_writes_nothing(tmp_path: Path) -> None:
     out, state = tmp_path / "out", tmp_path / "state"
     out.mkdir()
