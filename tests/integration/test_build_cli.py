@@ -5,7 +5,9 @@ the engine, the package, the SQLite ledger in a temporary state folder) and is d
 ``derivative.cli.main(argv, stdout=..., stderr=...)`` with the arguments a user would type,
 from the repository's root. What is checked is what a user or a script reads: the exit code,
 the ``--json`` document (validated against the published schema) or the text, the build
-folder, the ledger's answers and the ``--events`` audit lines.
+folder, the ledger's answers and the ``--events`` audit lines. Nothing is mocked except,
+for ``sandbox_unavailable`` on the process backend, a launcher that refuses to start (on
+Docker, an image tag that does not exist does it for real).
 """
 
 from __future__ import annotations
@@ -157,6 +159,33 @@ def test_a_docker_image_that_does_not_exist_is_sandbox_unavailable(
     assert outcome["status"] == "sandbox_unavailable" and outcome["package"] is None
     # the engine may be missing too; with one, the reason names the image
     assert "nothing was judged" in outcome["reason"]
+    if json_output:
+        assert _outcome(stdout, out) == outcome
+    else:
+        assert stdout.startswith("discount: sandbox_unavailable: ")
+        assert f"build folder: {out.resolve()}\n" in stdout
+    assert not list(out.glob("*.whl"))
+
+
+@pytest.mark.parametrize("json_output", [True, False], ids=["json", "text"])
+def test_a_process_sandbox_that_cannot_start_is_sandbox_unavailable(
+        json_output: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from derivative._errors import SandboxUnavailable
+    from derivative.forge.sandbox._process import ProcessLauncher
+
+    def refuse(self: ProcessLauncher, *args: object) -> None:
+        raise SandboxUnavailable("no isolation on this machine (the test's launcher refuses)")
+
+    monkeypatch.setattr(ProcessLauncher, "launch", refuse)  # a machine that cannot isolate
+    out = tmp_path / "out"
+    code, stdout, stderr = cli("build", "examples/discount.req", "--synth", "--sandbox",
+                               "process", "--out", out, "--state", tmp_path / "state",
+                               *(("--json",) if json_output else ()))
+    assert code == 4, (stdout, stderr)
+    outcome = json.loads((out / "outcome.json").read_text(encoding="utf-8"))
+    jsonschema.validate(outcome, SCHEMA)
+    assert outcome["status"] == "sandbox_unavailable" and outcome["package"] is None
+    assert "no isolation on this machine" in outcome["reason"]
     if json_output:
         assert _outcome(stdout, out) == outcome
     else:
