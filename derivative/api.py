@@ -218,8 +218,9 @@ def build(
     for bad input, before anything is written (the refusal is audited). ``progress(gate,
     detail)`` is called as each gate starts: ``synthesise`` (with ``synth``), ``freeze``,
     ``feasibility``, then per attempt ``generate`` or ``repair`` (with a generator),
-    ``posture``, ``sandbox``, ``obligations`` and ``own tests``, then ``artifacts``,
-    ``package`` (verified only) and ``publish``; a gate lasts until the next one starts.
+    ``judged files``, ``posture``, ``sandbox``, ``obligations`` and ``own tests``, then
+    ``artifacts``, ``package`` (verified only) and ``publish``; a gate lasts until the next
+    one starts.
     """
     _at_least_one_example(options.examples)
     from pathlib import Path

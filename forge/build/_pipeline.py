@@ -262,6 +262,8 @@ class _Attempts(_Build):
         judged = Judged(attempt, None, None)
         self.judged[attempt.number] = judged
         self.audit.executed(attempt.files)
+        self.progress("judged files", f"attempt {attempt.number}: {len(attempt.files)} file(s) "
+                      "kept in the build folder, the import closure read")
         root = self._attempt_dir(attempt)
         module = self.module if attempt.origin != "path" else self.options.module
         source = root if attempt.origin != "path" or len(attempt.files) != 1 else \
