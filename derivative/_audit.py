@@ -138,8 +138,20 @@ def _deliver(record: dict[str, Any]) -> None:
 
 @contextmanager
 def emit_to(path: str) -> Iterator[None]:
-    """Append every record of the calls inside to ``path`` as JSON lines (``--events``)."""
+    """Append every record of the calls inside to ``path`` as JSON lines (``--events``).
+
+    The file is opened (and created) before the calls run: a place that cannot be written is
+    bad input (``UsageError``), not an audit record lost without a word.
+    """
     import json
+
+    from derivative._errors import UsageError
+
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise UsageError(f"--events: cannot write {path}: {exc.strerror or exc}") from None
 
     def write(record: dict[str, Any]) -> None:
         with open(path, "a", encoding="utf-8") as out:

@@ -234,8 +234,12 @@ def build(
     ``sandbox_unavailable`` or ``sandbox_policy_violation``; ``folder`` is the build folder,
     ``package`` the wheel of a verified build, ``outcome`` the ``derivative.outcome/v1``
     document and ``exit_code`` the CLI's. Raises ``UsageError`` (or ``SynthesisRefused``)
-    for bad input, before anything is written. ``progress(gate, detail)`` is called as each
-    gate starts.
+    for bad input, before anything is written (the refusal is audited). ``progress(gate,
+    detail)`` is called as each gate starts: ``synthesise`` (with ``synth``), ``freeze``,
+    ``feasibility``, then per attempt ``generate`` or ``repair`` (with a generator),
+    ``judged files``, ``posture``, ``sandbox``, ``obligations`` and ``own tests``, then
+    ``artifacts``, ``package`` (verified only) and ``publish``; a gate lasts until the next
+    one starts.
     """
     _at_least_one_example(options.examples)
     from pathlib import Path

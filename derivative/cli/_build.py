@@ -1,9 +1,9 @@
 """``derivative build``: judge a candidate and package it only when the evidence says so.
 
     derivative build SPEC... (--candidate PATH | --generator CMD | --synth)
-                     [--module NAME] [--sandbox auto|docker|process] [--policy NAME|FILE]
-                     [--out DIR] [--max-repairs N] [--examples N] [--seed N]
-                     [--events FILE] [--state DIR] [--json]
+                     [--module NAME] [--sandbox auto|docker|process] [--image TAG]
+                     [--policy NAME|FILE] [--out DIR] [--max-repairs N] [--examples N]
+                     [--seed N] [--events FILE] [--state DIR] [--json]
 
 The pipeline is ``derivative.build`` (docs/build.md): the contract frozen, its feasibility,
 the candidate's posture, one sandbox, every obligation, the candidate's own tests (never
@@ -33,7 +33,7 @@ HELP = "judge a candidate (a file, a generator's output or --synth) and package 
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
-    from derivative.api import BackendName, BuildOptions
+    from derivative.api import DEFAULT_TAG, BackendName, BuildOptions
 
     add_specs(p)
     source = p.add_mutually_exclusive_group(required=True)
@@ -51,6 +51,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sandbox", choices=typing.get_args(BackendName),
                    default=BuildOptions.sandbox, help="where candidates run (default "
                    f"{BuildOptions.sandbox})")
+    p.add_argument("--image", default=BuildOptions.image, metavar="TAG",
+                   help=f"the Docker image (default {DEFAULT_TAG}); never pulled")
     add_policy(p, "the posture policy: default, permissive, or a policy .json file "
                "(a non-enforcing policy is never verified)")
     p.add_argument("--out", default=BuildOptions.out, metavar="DIR",
@@ -104,7 +106,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         candidate=args.candidate, generator=generator, synth=bool(args.synth),
         module=args.module, sandbox=args.sandbox, policy=args.policy, out=args.out,
         max_repairs=args.max_repairs, examples=args.examples, seed=args.seed,
-        state=args.state,
+        state=args.state, image=args.image,
     )
     with events_to(args.events), gates(stderr, json_output=args.json,
                                        title=f"build {loaded.name}") as progress:

@@ -103,14 +103,38 @@ def closure(files: dict[str, bytes], roots: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(seen))
 
 
-def read_layout(path: Path, module: str | None, binds: Iterable[str]) -> Layout:
-    """Read a candidate (file or folder) and split it into judged code and own tests."""
+def refuse_unjudgeable(path: Path, module: str | None) -> str:
+    """The target module's name, or ``UsageError`` when ``path`` cannot be judged as
+    ``module``: checked from names alone, so a build refuses bad input before it freezes
+    the contract and without reading a byte of the candidate."""
     if not path.exists():
         raise UsageError(f"candidate {path} does not exist")
     if path.is_file():
         if path.suffix != ".py":
             raise UsageError(f"candidate {path} is not a .py file")
         name = module or path.stem
+        if not name.isidentifier():
+            raise UsageError(f"candidate file name {path.name!r} is not a module name: "
+                             "give --module NAME")
+        return name
+    if not path.is_dir():
+        raise UsageError(f"candidate {path}: give a regular .py file or a folder of them")
+    if module is None:
+        if (path / "__init__.py").is_file():
+            raise UsageError(f"candidate {path} is a package: build its parent folder with "
+                             f"--module {path.name}")
+        raise UsageError(f"candidate folder {path} holds several modules: choose the one the "
+                         "contract describes with --module")
+    rel = module.replace(".", "/")
+    if not ((path / f"{rel}.py").is_file() or (path / rel / "__init__.py").is_file()):
+        raise UsageError(f"candidate folder {path} has no module {module!r} ({rel}.py)")
+    return module
+
+
+def read_layout(path: Path, module: str | None, binds: Iterable[str]) -> Layout:
+    """Read a candidate (file or folder) and split it into judged code and own tests."""
+    name = refuse_unjudgeable(path, module)
+    if path.is_file():
         files = {f"{name}.py": path.read_bytes()}
         return Layout(path.parent, name, files, (f"{name}.py",), ())
     files = {
@@ -118,12 +142,7 @@ def read_layout(path: Path, module: str | None, binds: Iterable[str]) -> Layout:
         for p in sorted(path.rglob("*.py"))
         if p.is_file() and not p.is_symlink() and "__pycache__" not in p.parts
     }
-    if module is None:
-        if (path / "__init__.py").is_file():
-            raise UsageError(f"candidate {path} is a package: build its parent folder with "
-                             f"--module {path.name}")
-        raise UsageError(f"candidate folder {path} holds several modules: choose the one the "
-                         "contract describes with --module")
+    assert module is not None  # refuse_unjudgeable: a folder needs its module named
     roots = [module, *binds]
     if _module_file(files, module) is None:
         raise UsageError(f"candidate folder {path} has no module {module!r} "

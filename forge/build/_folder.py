@@ -32,12 +32,17 @@ class BuildFolder:
         self.path = path
         self.digests: dict[str, str] = {}
 
-    @classmethod
-    def create(cls, path: Path) -> BuildFolder:
-        """A new, empty build folder (an existing folder with files in it is refused)."""
+    @staticmethod
+    def refuse_occupied(path: Path) -> None:
+        """Refuse a path that exists and is not an empty folder (writes nothing)."""
         if path.exists() and (not path.is_dir() or any(path.iterdir())):
             raise UsageError(f"build folder {path} already exists and is not empty: "
                              "choose another --out")
+
+    @classmethod
+    def create(cls, path: Path) -> BuildFolder:
+        """A new, empty build folder (an existing folder with files in it is refused)."""
+        cls.refuse_occupied(path)
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

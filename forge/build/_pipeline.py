@@ -42,7 +42,7 @@ from derivative.solver import CheckOptions, certify, check, render_json
 
 from ..run import RunOptions, RunReport, judge_candidate
 from ..sandbox import Launcher
-from ._closure import Layout, read_layout, stage
+from ._closure import Layout, read_layout, refuse_unjudgeable, stage
 from ._documents import EXIT_CODES, OutcomeDocument, outcome_json
 from ._folder import BuildFolder, canonical_bytes
 from ._generate import (
@@ -146,8 +146,10 @@ class _Build:
         self.unknowns: list[str] = []
         self.module = options.module or module_name_for(c.name)
         self.synthesised: dict[str, bytes] = {}
+        out = self._out_path()
+        BuildFolder.refuse_occupied(out)  # before the ledger creates its state folder
         self.ledger = Ledger(Path(options.state) if options.state else default_state_dir())
-        self.folder = BuildFolder.create(self._out_path())
+        self.folder = BuildFolder.create(out)
         self.work = Path(tempfile.mkdtemp(prefix="derivative-build-"))
 
     def _out_path(self) -> Path:
@@ -254,10 +256,7 @@ class _Attempts(_Build):
     judged: dict[int, Judged]
 
     def _binds(self) -> list[str]:
-        from derivative._ast import BindDecl
-
-        return [d.target.partition(":")[0] for d in self.info.contract.declarations
-                if isinstance(d, BindDecl)]
+        return _binds_of(self.info)
 
     def _attempt_dir(self, attempt: Attempt) -> Path:
         """The attempt's files, copied into the build folder (where nothing generated runs)."""
@@ -271,6 +270,8 @@ class _Attempts(_Build):
         judged = Judged(attempt, None, None)
         self.judged[attempt.number] = judged
         self.audit.executed(attempt.files)
+        self.progress("judged files", f"attempt {attempt.number}: {len(attempt.files)} file(s) "
+                      "kept in the build folder, the import closure read")
         root = self._attempt_dir(attempt)
         module = self.module if attempt.origin != "path" else self.options.module
         source = root if attempt.origin != "path" or len(attempt.files) != 1 else \
@@ -289,7 +290,7 @@ class _Attempts(_Build):
             candidate=str(staged), module=layout.module, sandbox=self.options.sandbox,
             policy=self.options.policy, examples=self.options.examples, seed=self.options.seed,
             limits=self.options.limits, image=self.options.image,
-        ), launcher=self.launcher, unknowns=self.unknowns)
+        ), launcher=self.launcher, unknowns=self.unknowns, progress=self.progress)
         judged.run = run
         judged.gates.extend(_run_gates(run))
         if layout.tests and run.status not in ("sandbox_unavailable", "sandbox_policy_violation"):
@@ -336,6 +337,14 @@ class _Attempts(_Build):
             status=status, passing=passing, failing=failing, signature=signature,
             counterexamples=cexs, message=reason)
         return judged.validation
+
+
+def _binds_of(info: TypeInfo) -> list[str]:
+    """The modules the spec's ``bind`` lines name (judged beside the target module)."""
+    from derivative._ast import BindDecl
+
+    return [d.target.partition(":")[0] for d in info.contract.declarations
+            if isinstance(d, BindDecl)]
 
 
 def _gate(name: str, status: str, detail: str) -> dict[str, str]:
@@ -497,19 +506,29 @@ def build(
     progress: Progress | None = None,
 ) -> BuildReport:
     """The whole pipeline of the module docstring. Raises only for bad input (a missing
-    candidate, no or several candidate sources, a contract ``--synth`` cannot handle)."""
-    if options.source_count() != 1:
-        raise UsageError("give exactly one of --candidate, --generator or --synth")
-    if options.max_repairs < 0:
-        raise UsageError("--max-repairs must be at least 0")
-    if options.candidate is not None and not Path(options.candidate).exists():
-        raise UsageError(f"candidate {options.candidate} does not exist")
-    synthesised = synthesize_files(info, options) if options.synth else {}
+    candidate, no or several candidate sources, a contract ``--synth`` cannot handle, an
+    occupied build folder), before anything is written; the refusal is audited."""
+    progress = progress or _quiet
     with audited("build") as audit:
+        c = info.contract
+        audit.contract = {"name": c.name, "version": c.version, "sha256": contract_identity(c)}
+        if options.source_count() != 1:
+            raise UsageError("give exactly one of --candidate, --generator or --synth")
+        if options.max_repairs < 0:
+            raise UsageError("--max-repairs must be at least 0")
+        if options.candidate is not None and not Path(options.candidate).exists():
+            raise UsageError(f"candidate {options.candidate} does not exist")
+        _refuse_bad_module(options)
+        if options.candidate is not None:
+            refuse_unjudgeable(Path(options.candidate), options.module)
+        synthesised: dict[str, bytes] = {}
+        if options.synth:
+            progress("synthesise", "writing the candidate with the built-in synthesiser")
+            synthesised = synthesize_files(info, options)
+        progress("freeze", "opening the ledger, journalling the build, freezing the contract")
         b = _Pipeline(info, options, contract_doc=contract_doc, spec_files=spec_files,
-                      launcher=launcher, progress=progress or _quiet, audit=audit)
+                      launcher=launcher, progress=progress, audit=audit)
         b.synthesised = synthesised
-        audit.contract = dict(b.spec)
         try:
             report = _run(b)
         finally:
@@ -517,6 +536,22 @@ def build(
         audit.outcome = {"status": report.status, "reason": report.reason,
                          "build_id": b.build_id, "folder": str(report.folder)}
         return report
+
+
+def _module_name_ok(name: str) -> bool:
+    return all(part.isidentifier() for part in name.split("."))
+
+
+def _refuse_bad_module(options: BuildOptions) -> None:
+    """A ``--module`` that cannot name a module is bad input, refused before any writing."""
+    module = options.module
+    if module is None:
+        return
+    if not _module_name_ok(module):
+        raise UsageError(f"--module {module!r} is not a dotted module name")
+    if options.synth and "." in module:
+        raise UsageError(f"--synth writes one module file: --module {module!r} must be a "
+                         "plain name")
 
 
 @dataclass(frozen=True)
@@ -546,6 +581,7 @@ def _stages(b: _Pipeline) -> BuildReport:
     if infeasible is not None:
         return _finish(b, "infeasible_proven", infeasible["reason"], None, None, None)
     result = b.produce()
+    b.progress("artifacts", "writing the code and validation artifacts")
     status, reason, best = b.artifacts(result)
     package: tuple[Path, Path, str] | None = None
     if status == "verified" and best is not None and b.options.package:
@@ -573,6 +609,7 @@ def _finish(b: _Pipeline, status: str, reason: str, best: Judged | None,
         "warnings": b.warnings,
     })
     outcome = outcome_json(doc)
+    b.progress("publish", "committing the ledger record and publishing the build")
     record = LedgerRecord(
         build_id=b.build_id, candidate_sha256=doc.candidate_sha256,
         contract_name=b.spec["name"], contract_version=b.spec["version"],

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -218,9 +219,14 @@ def judge_candidate(
     launcher: Launcher | None = None,
     unknowns: list[str] | None = None,
     warnings: list[str] | None = None,
+    progress: Callable[[str, str], None] | None = None,
 ) -> RunReport:
     """Steps 2-5 of the module docstring for a contract already known not to be
-    infeasible (``derivative build`` decides feasibility once, then judges each attempt)."""
+    infeasible (``derivative build`` decides feasibility once, then judges each attempt).
+
+    ``progress(step, detail)``, when given, is called as the sandbox starts (``sandbox``)
+    and as the obligations start (``obligations``; closing the sandbox is part of it)."""
+    progress = progress or _quiet
     spec = _spec_identity(info)
     if not os.path.exists(options.candidate):
         raise UsageError(f"candidate {options.candidate} does not exist")
@@ -236,6 +242,7 @@ def judge_candidate(
         return report
     if not verdict.enforced:
         report.warnings.append(NON_ENFORCING_WARNING.format(policy=verdict.policy))
+    progress("sandbox", f"starting the {options.sandbox} sandbox")
     try:
         sandbox = open_sandbox(
             options.candidate, module=options.module, kind=options.sandbox,
@@ -248,7 +255,7 @@ def judge_candidate(
         return report
     report.candidate_sha256 = sandbox.staged.digest
     try:
-        _judge(info, sandbox, options, report)
+        _judge(info, sandbox, options, report, progress)
     finally:
         report.receipts = list(sandbox.close())
     report.sandbox = _sandbox_info(sandbox, options.limits)
@@ -258,13 +265,19 @@ def judge_candidate(
     return report
 
 
-def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunReport) -> None:
+def _quiet(step: str, detail: str) -> None:
+    return None
+
+
+def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunReport,
+           progress: Callable[[str, str], None]) -> None:
     try:
         load = sandbox.start()
     except SandboxUnavailable as exc:
         report.status = "sandbox_unavailable"
         report.reason = f"the {sandbox.backend} sandbox could not start: {exc}; nothing was judged"
         return
+    progress("obligations", f"every obligation through the {sandbox.backend} sandbox")
     base = settings(derandomize=options.seed is None)
     engine = Engine(
         info, SandboxCaller(sandbox),
