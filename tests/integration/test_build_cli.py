@@ -135,7 +135,7 @@ def test_every_status_with_its_exit_code_document_and_folder(
         assert verify_package(wheels[0]).ok
         assert json_output or f"package: {wheels[0]}\n" in stdout
         sandbox = {g["gate"]: g["detail"] for g in outcome["gates"]}["sandbox"]
-        assert sandbox.startswith(f"{backend}: ")
+        assert sandbox.startswith(f"{backend}, ") and "isolation features verified" in sandbox
     else:
         assert wheels == [] and outcome["package"] is None
     if status == "infeasible_proven":
