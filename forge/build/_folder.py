@@ -17,7 +17,7 @@ from typing import Any
 
 from derivative._errors import UsageError
 
-from ._publish import write_atomic
+from ._publish import fsync_dir, write_atomic
 
 
 def canonical_bytes(doc: Any) -> bytes:
@@ -31,6 +31,7 @@ class BuildFolder:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.digests: dict[str, str] = {}
+        self._unsynced: set[Path] = set()
 
     @staticmethod
     def refuse_occupied(path: Path) -> None:
@@ -60,7 +61,21 @@ class BuildFolder:
     def write_bytes(self, name: str, data: bytes) -> str:
         target = self.path / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, data)
+        write_atomic(target, data, sync_dir=False)
+        folder = target.parent
+        while True:  # new subfolders are names in their parents too
+            self._unsynced.add(folder)
+            if folder == self.path or folder.parent == folder:
+                break
+            folder = folder.parent
         digest = hashlib.sha256(data).hexdigest()
         self.digests[name] = digest
         return digest
+
+    def sync(self) -> None:
+        """Make every name written so far durable: one sync per folder, not per file (the
+        files themselves were synced as they were written). Called before the ledger
+        commit, the point after which the build's evidence must survive a crash."""
+        for folder in sorted(self._unsynced, key=lambda p: len(p.parts), reverse=True):
+            fsync_dir(folder)
+        self._unsynced.clear()

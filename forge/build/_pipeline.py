@@ -619,6 +619,7 @@ def _finish(b: _Pipeline, status: str, reason: str, best: Judged | None,
         package=str(package[1]) if package else None,
         package_sha256=package[2] if package else None,
         policy=doc.policy, enforced=bool(doc.enforced), tool_version=__version__)
+    b.folder.sync()
     publish(folder=b.folder.path, ledger=b.ledger, record=record,
             package_tmp=package[0] if package else None,
             package_final=package[1] if package else None,

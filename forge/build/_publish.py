@@ -83,11 +83,13 @@ def fsync_file(path: Path) -> None:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
     """Replace ``path`` with ``data`` so that any reader, even after a crash, sees all or none.
 
     The file is written under a temporary name in the same folder (so the rename cannot cross
-    file systems), synced, renamed over ``path`` and the folder synced.
+    file systems), synced, renamed over ``path`` and the folder synced. ``sync_dir=False``
+    leaves the folder's sync to the caller, who then syncs each folder once before anything
+    depends on the names being durable (the build folder does, before the ledger commit).
     """
     tmp = temp_path(path)
     try:
@@ -102,7 +104,8 @@ def write_atomic(path: Path, data: bytes) -> None:
         except BaseException:
             _unlink(tmp)
             raise
-        fsync_dir(path.parent)
+        if sync_dir:
+            fsync_dir(path.parent)
     except OSError as exc:  # a full disk or a read-only folder is not a bug of ours
         raise BuildError(f"cannot write {path}: {exc.strerror or exc}") from exc
 
