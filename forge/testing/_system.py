@@ -166,12 +166,16 @@ class _SystemRunner:
         """Random call sequences, repeated with each failed obligation masked."""
         from hypothesis.stateful import run_state_machine_as_test
 
+        # typed Any: older Hypothesis releases leave it untyped, newer ones type it, so no
+        # `type: ignore` fits both
+        run_machine: Any = run_state_machine_as_test
+
         machine = self._machine()
         sequences = self.engine.options.sequences or max(10, self.engine.options.examples // 4)
         limit = len(self.invariants) + sum(len(j.judged_obligations) for j in self.judges.values())
         for _ in range(limit + 1):
             try:
-                run_state_machine_as_test(  # type: ignore[no-untyped-call]
+                run_machine(
                     machine,
                     settings=self.engine._settings(
                         max_examples=sequences,
@@ -248,3 +252,4 @@ class _SystemRunner:
 
     def masked(self) -> set[str]:
         return set(self.failures) | set(self.inv_failures)
+
