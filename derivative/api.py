@@ -55,6 +55,7 @@ from derivative._errors import UsageError
 if TYPE_CHECKING:
     from derivative._typecheck import TypeInfo
     from derivative.certificates import Certificate, VerifyResult
+    from derivative.forge.build import LEDGER_FILE as LEDGER_FILE
 
     # the names of _FACES (below), for static checkers; at run time they are lazy
     from derivative.forge.build import BuildOptions as BuildOptions
@@ -265,7 +266,12 @@ def ledger_status(
              if d.kind == "bind"]
     digest = builder.judged_digest(Path(candidate), module or _default_module(candidate),
                                    binds)
-    ledger = builder.Ledger(Path(state) if state else builder.default_state_dir())
+    folder = Path(state) if state else builder.default_state_dir()
+    if not (folder / builder.LEDGER_FILE).is_file():  # asking creates nothing
+        return builder.LedgerAnswer(
+            kind="never", sentence=f"never verified against {loaded.name} version "
+            f"{loaded.version}: no build has been recorded in {folder}.")
+    ledger = builder.Ledger(folder)
     return ledger.status(contract_name=loaded.name, contract_version=loaded.version,
                          contract_sha256=loaded.identity, candidate_sha256=digest)
 
@@ -695,6 +701,7 @@ _FACES: dict[str, tuple[str, str]] = {
     "TestOptions": ("derivative.forge.testing", "TestOptions"),
     "BuildOptions": ("derivative.forge.build", "BuildOptions"),
     "Ledger": ("derivative.forge.build", "Ledger"),
+    "LEDGER_FILE": ("derivative.forge.build", "LEDGER_FILE"),
     "default_state_dir": ("derivative.forge.build", "default_state_dir"),
     "BackendName": ("derivative.forge.sandbox", "BackendName"),
     "Limits": ("derivative.forge.sandbox", "Limits"),

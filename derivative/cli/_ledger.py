@@ -66,10 +66,12 @@ def run_log(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     import dataclasses
     from pathlib import Path
 
-    from derivative.api import Ledger, default_state_dir
+    from derivative.api import LEDGER_FILE, Ledger, default_state_dir
 
-    ledger = Ledger(Path(args.state) if args.state else default_state_dir())
-    records = ledger.log(limit=args.limit, contract_name=args.spec)
+    folder = Path(args.state) if args.state else default_state_dir()
+    # reading the ledger creates nothing: no ledger file is no records
+    records = Ledger(folder).log(limit=args.limit, contract_name=args.spec) \
+        if (folder / LEDGER_FILE).is_file() else []
     for r in records:
         if args.json:
             stdout.write(json.dumps(dataclasses.asdict(r), sort_keys=True) + "\n")

@@ -27,6 +27,7 @@ from ._generate import (
 )
 from ._lease import BuildLease
 from ._ledger import (
+    LEDGER_FILE,
     STATUSES,
     BuildError,
     BuildStatus,
@@ -63,6 +64,7 @@ __all__ = [
     "DEFAULT_MAX_REPAIRS",
     "EXIT_CODES",
     "GENERATION_REQUEST_FORMAT",
+    "LEDGER_FILE",
     "OUTCOME_FILE",
     "OUTCOME_FORMAT",
     "STATUSES",

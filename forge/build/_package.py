@@ -458,6 +458,38 @@ def _statement_problems(archive: _Archive) -> list[str]:
     problems += _verdict_problems(predicate)
     problems += _evidence_problems(archive, predicate["derivative"]["evidence"])
     problems += _spec_problems(archive, spec, predicate)
+    problems += _claims_problems(archive, predicate)
+    return problems
+
+
+VALIDATION_FILE = "validation_artifact.json"
+
+
+def _claims_problems(archive: _Archive, predicate: dict[str, Any]) -> list[str]:
+    """What the statement claims (passed and failed obligations, gates) against the
+    validation artifact it carries, when it carries one: a statement whose claims were
+    rewritten to say more than the evidence shows is refused."""
+    if archive.evidence_prefix + VALIDATION_FILE not in archive.files:
+        return []
+    try:
+        artifact = _load_json(archive, VALIDATION_FILE)
+        best = artifact["best_attempt"]
+        attempt = next(a for a in artifact["attempts"] if a["attempt"] == best)
+        validation = attempt["validation"]
+        passed, failed = sorted(validation["passing"]), sorted(validation["failing"])
+        gates = {g["gate"]: {"status": g["status"], "detail": g["detail"]}
+                 for g in attempt["gates"]}
+    except (_Refused, KeyError, TypeError, StopIteration) as exc:
+        return [f"{VALIDATION_FILE} cannot be read as a validation artifact: {exc} (edited)"]
+    problems = []
+    if artifact.get("status") != "verified":
+        problems.append(f"{VALIDATION_FILE} says {artifact.get('status')!r}, not verified")
+    if predicate.get("passedTests") != passed or predicate.get("failedTests") != failed:
+        problems.append("the statement's passed and failed obligations are not the ones the "
+                        "validation artifact records (edited)")
+    if predicate["derivative"].get("gates") != gates:
+        problems.append("the statement's gates are not the ones the validation artifact "
+                        "records (edited)")
     return problems
 
 

@@ -323,6 +323,14 @@ def _loosen_spec(doc: dict[str, Any]) -> None:
     doc["contract"]["obligations"] = doc["contract"]["obligations"][1:]
 
 
+def _claim_more_passed(doc: dict[str, Any]) -> None:
+    doc["predicate"]["passedTests"] = sorted([*doc["predicate"]["passedTests"], "made.up.id"])
+
+
+def _claim_other_gates(doc: dict[str, Any]) -> None:
+    doc["predicate"]["derivative"]["gates"]["posture"]["detail"] = "policy strict, 0 finding(s)"
+
+
 def _backdoor(data: bytes) -> bytes:
     return data + b"\nBACKDOOR = True\n"
 
@@ -362,6 +370,18 @@ def test_package_verify_refuses_an_edited_wheel(
     code, stdout, _ = cli("package", "verify", edited, "--json")
     answer = json.loads(stdout)
     assert code == 1 and answer["valid"] is False and answer["reason"] in first
+
+
+@pytest.mark.parametrize("claim", [_claim_more_passed, _claim_other_gates],
+                         ids=["passed-tests", "gates"])
+def test_package_verify_refuses_claims_the_evidence_does_not_back(
+        verified_wheel: Path, tmp_path: Path, claim: Callable[[dict[str, Any]], None]) -> None:
+    # a careful forger: the statement's claims rewritten, RECORD rewritten to match
+    edited = _edited(verified_wheel, tmp_path / verified_wheel.name,
+                     {"statement.intoto.json": _json_edit(claim)}, fix_record=True)
+    code, stdout, _ = cli("package", "verify", edited)
+    assert code == 1, stdout
+    assert "not the ones the validation artifact records (edited)" in stdout
 
 
 def test_package_verify_of_a_missing_file_exits_2(tmp_path: Path) -> None:
@@ -666,3 +686,13 @@ def test_no_progress_under_json_or_off_a_terminal(terminal: bool, tmp_path: Path
     assert code == 0 and stderr == ""
     assert (json.loads(stdout)["status"] if terminal else stdout.split(":")[1].strip()) \
         == "verified"
+
+
+def test_reading_the_ledger_creates_nothing(tmp_path: Path) -> None:
+    state = tmp_path / "no-state-yet"
+    code, stdout, _ = cli("ledger", "log", "--state", state)
+    assert (code, stdout) == (0, "no builds recorded\n")
+    code, stdout, _ = cli("ledger", "status", "examples/discount.req", "--candidate",
+                          "examples/candidates/password_policy.py", "--state", state)
+    assert code == 1 and "never verified" in stdout
+    assert not state.exists()
