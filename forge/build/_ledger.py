@@ -2,8 +2,10 @@
 
 Why a ledger at all: ``derivative build`` answers "was this exact code ever shown to meet
 this exact contract?", and the answer must survive the process, the terminal and a crash.
-Why SQLite in WAL mode with ``synchronous=FULL``: a committed record is on disk when
-``record`` returns (the commit point of publishing, see ``_publish``), readers never block
+Why SQLite in WAL mode with ``synchronous=FULL`` for records: a committed record is on disk
+when ``record`` returns (the commit point of publishing, see ``_publish``); the journal rows
+of builds begun and ended commit with ``NORMAL`` (they survive a killed process, and losing
+one to a power cut loses no claim, see ``_write``); readers never block
 the one writer, and several ``derivative build`` processes may append at once
 (``BEGIN IMMEDIATE`` plus a busy timeout serialises them; none is lost).
 
@@ -304,9 +306,18 @@ class Ledger:
             conn.close()
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken at once (``BEGIN IMMEDIATE``) so writers queue."""
+    def _write(self, *, durable: bool = True) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken at once (``BEGIN IMMEDIATE``) so writers queue.
+
+        ``durable=False`` commits with ``synchronous=NORMAL``: in WAL mode such a commit
+        survives the process being killed, but not a power cut. That is enough for the
+        journal rows (``begun``, ``ended``): losing one to a power cut loses no claim (no
+        record, no ``outcome.json``) and recovery redoes an ``ended`` mark. A record, the
+        commit point of publishing, is always ``FULL``.
+        """
         with self._connect() as conn:
+            if not durable:
+                conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -373,7 +384,7 @@ class Ledger:
 
     def _insert_begun(self, b: BegunBuild) -> None:
         m = b.mark
-        with self._write() as conn:
+        with self._write(durable=False) as conn:
             if conn.execute("SELECT 1 FROM begun WHERE build_id = ?", (b.build_id,)).fetchone():
                 raise UsageError(f"build {b.build_id!r} was begun before; build ids are unique")
             conn.execute(
@@ -409,7 +420,7 @@ class Ledger:
 
     def end(self, build_id: str) -> None:
         """Mark a build's files final (nothing left to recover) and let go of its folder."""
-        with self._write() as conn:
+        with self._write(durable=False) as conn:
             conn.execute(
                 "INSERT INTO ended (build_id, ended_at) SELECT ?, ? "
                 "WHERE NOT EXISTS (SELECT 1 FROM ended WHERE build_id = ?)",

@@ -183,14 +183,18 @@ def publish(
         package_tmp=None if tmp is None else str(tmp),
         package_final=None if final is None else str(final),
     )
-    write_atomic(folder / PENDING_OUTCOME, outcome_bytes)
+    # The files before the commit point are synced as they are written and their folders
+    # once, just before the commit: all of them are durable when the record is.
+    write_atomic(folder / PENDING_OUTCOME, outcome_bytes, sync_dir=False)
     _step("outcome-pending")
     if tmp is not None:
         fsync_file(tmp)
-        fsync_dir(tmp.parent)
         _step("package-synced")
-    write_atomic(folder / PLAN_FILE, json.dumps(asdict(plan), sort_keys=True).encode())
+    write_atomic(folder / PLAN_FILE, json.dumps(asdict(plan), sort_keys=True).encode(),
+                 sync_dir=False)
     _step("plan-written")
+    for directory in sorted({folder, *([tmp.parent] if tmp is not None else [])}):
+        fsync_dir(directory)
     _commit(folder, ledger, record)  # the commit point
     _step("committed")
     if tmp is not None and final is not None:
