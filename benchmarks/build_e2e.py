@@ -168,10 +168,10 @@ class DiskClock:
                 self._add(time.perf_counter() - began)
 
         @contextlib.contextmanager
-        def write(ledger: Ledger) -> Iterator[sqlite3.Connection]:
+        def write(ledger: Ledger, **kwargs: bool) -> Iterator[sqlite3.Connection]:
             began = time.perf_counter()
             try:
-                with real_write(ledger) as conn:
+                with real_write(ledger, **kwargs) as conn:
                     yield conn
             finally:
                 self._add(time.perf_counter() - began)
