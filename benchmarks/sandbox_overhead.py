@@ -3,7 +3,7 @@
 Run as ``python benchmarks/sandbox_overhead.py [--examples 1000] [--repeat 3]
 [--starts 10] [--calls 5000] [--backends process,docker]``.  Not run in CI.
 
-Measured in one run, because these machines are noisy (ARCHITECTURE.md §4):
+Measured in one run, because these machines are noisy (docs/decisions.md):
 
 - **the property test**: a ``max_examples``-example Hypothesis test of ``clamp(x, lo, hi)``
   (the result lies in ``[lo, hi]``, equals ``x`` inside the range and the nearer bound

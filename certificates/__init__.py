@@ -1,7 +1,7 @@
 """The certificates layer: infeasibility certificates and their independent checker.
 
 ``build_certificate`` turns a minimal core found by the solver into a
-``derivative.certificate/v1`` document (CERTIFICATES.md §2) after checking it;
+``derivative.certificate/v1`` document (docs/cli.md) after checking it;
 ``verify`` checks such a document without trusting it (and without importing the
 solver package).  ``encode_script`` is the SMT-LIB printer both use;
 ``range_obligation`` makes the synthetic "``x`` lies in its declared range"

@@ -3,7 +3,7 @@
 A certificate's core entry carries an ``expr``: the obligation *as an expression*,
 exactly what the SMT-LIB script asserts for it (defined and true).  For most
 obligations that is their own expression; the rest follows from what an obligation
-means at the certificate's witness input (LANGUAGE.md §5):
+means at the certificate's witness input (docs/language.md §8):
 
 ==================================  ======================================================
 obligation                          asserted expression

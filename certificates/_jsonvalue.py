@@ -1,4 +1,4 @@
-"""Runtime values <-> JSON, by type (CERTIFICATES.md §3), and values as spec literals.
+"""Runtime values <-> JSON, by type (docs/cli.md), and values as spec literals.
 
 JSON conventions of every derivative document: integers, strings and booleans as
 themselves, dates as ``"YYYY-MM-DD"``, enum members by member name, lists as arrays,

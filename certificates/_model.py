@@ -1,4 +1,4 @@
-"""The ``derivative.certificate/v1`` document (CERTIFICATES.md §2) as a pydantic model.
+"""The ``derivative.certificate/v1`` document (docs/cli.md) as a pydantic model.
 
 The model is the single source of the certificate's shape: the builder fills it, the
 verifier validates untrusted JSON against it, and the published JSON Schema
@@ -89,7 +89,7 @@ class ParamDeclaration(_Doc):
 
 
 class ConstDeclaration(_Doc):
-    """A ``const`` the core uses: its type and value (JSON as CERTIFICATES.md §3)."""
+    """A ``const`` the core uses: its type and value (JSON as docs/cli.md)."""
 
     kind: Literal["const"] = "const"
     name: str

@@ -1,8 +1,8 @@
 """The SMT-LIB 2.6 printer: a certificate's core as a script any SMT solver can re-check.
 
-The printer is the third reading of the AST (ARCHITECTURE.md §2), next to the Z3
+The printer is the third reading of the AST (docs/architecture.md), next to the Z3
 encoding and the evaluator, and it must mean exactly what the evaluator means
-(LANGUAGE.md §4).  It is written independently of the solver package on purpose: the
+(docs/language.md §7).  It is written independently of the solver package on purpose: the
 certificate checker re-encodes a core with this module and compares the text, so the
 certificate never relies on the code that found the conflict.
 

@@ -15,7 +15,7 @@ the caller's wall-clock safety net kills a process that hangs.
 
 This file is deliberately self-contained: it imports only the standard library and
 the solver, never derivative, so that a certificate's re-check shares no code and no
-state with the process that produced the certificate (CERTIFICATES.md §2).
+state with the process that produced the certificate (docs/cli.md, "derivative certificate verify").
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The independent certificate checker (``derivative certificate verify``).
 
 It trusts nothing in the certificate and imports nothing from the solver package
-(ARCHITECTURE.md §1): everything is re-derived from the certificate's own text with
+(docs/architecture.md): everything is re-derived from the certificate's own text with
 the language's parser, type checker and evaluator, this package's SMT-LIB printer,
 exact fractions, and z3 and cvc5 in fresh processes.  In order:
 

@@ -1,4 +1,4 @@
-"""Canonical JSON and the contract's identity (LANGUAGE.md §2).
+"""Canonical JSON and the contract's identity (docs/language.md §11).
 
 Canonical JSON: UTF-8, keys sorted, no insignificant whitespace, and no floats
 (reals travel as exact decimal or ``p/q`` strings).  The identity of a contract is
@@ -87,7 +87,7 @@ def contract_meaning(contract: Contract) -> Any:
 
 
 def contract_identity(contract: Contract) -> str:
-    """SHA-256 of the contract's canonical meaning (LANGUAGE.md §2).
+    """SHA-256 of the contract's canonical meaning (docs/language.md §11).
 
     The same bytes as ``canonical_json(contract_meaning(contract))``, built so that each
     declaration and obligation is serialised once (sorting by canonical JSON would

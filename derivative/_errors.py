@@ -8,7 +8,7 @@ compilers do: a requirement author should be able to fix the spec from the
 message alone.  A bug the code notices itself is an ``InternalError``: the CLI
 reports it like any unexpected exception (exit 70 and a crash report).
 
-``ExitCode`` is the one table of exit codes (CERTIFICATES.md §1): the errors, the
+``ExitCode`` is the one table of exit codes (docs/cli.md, "Exit codes"): the errors, the
 CLI's commands, ``derivative run``'s report and the help text all read it, and a test
 holds the tables in the README and ``docs/cli.md`` to it.
 """
@@ -22,7 +22,7 @@ from types import MappingProxyType
 
 
 class ExitCode(enum.IntEnum):
-    """The exit codes of every command (CERTIFICATES.md §1)."""
+    """The exit codes of every command (docs/cli.md, "Exit codes")."""
 
     OK = 0
     """success: ``feasible``, ``passed``, ``verified``, accepted, valid"""

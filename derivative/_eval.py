@@ -1,4 +1,4 @@
-"""The Python-semantics evaluator: the reference meaning of expressions (LANGUAGE.md §4).
+"""The Python-semantics evaluator: the reference meaning of expressions (docs/language.md §7).
 
 The test oracle judges every concrete call with it, and the Z3 encoding and generated
 tests are held to it by differential tests, so it implements the language directly and

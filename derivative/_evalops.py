@@ -1,4 +1,4 @@
-"""Operations on runtime values with the language's meaning (LANGUAGE.md §3-§4).
+"""Operations on runtime values with the language's meaning (docs/language.md §6-7).
 
 The evaluator (``_eval.py``) walks expressions; this module says what each operator
 does to the values it meets.  It is separate so that the oracle, which must compare a
@@ -63,7 +63,7 @@ from derivative._types import TStr as _TStr
 from derivative._values import UNDEFINED, EnumValue, _Undefined
 
 ABS_TOL: Final = 1e-12
-"""Absolute slack of float comparisons (LANGUAGE.md §3); the relative one is configurable."""
+"""Absolute slack of float comparisons (docs/language.md §6); the relative one is configurable."""
 
 DEFAULT_REL_TOL: Final = 1e-9
 
@@ -180,7 +180,7 @@ def is_ordered(s: Sort) -> bool:
 
 
 class Comparer:
-    """Equality and order with the float slack of LANGUAGE.md §3 (``rel_tol`` is per spec)."""
+    """Equality and order with the float slack of docs/language.md §6 (``rel_tol`` is per spec)."""
 
     __slots__ = ("rel_tol",)
 
@@ -500,7 +500,7 @@ def sort_list(xs: object) -> Outcome:
 def conforms(v: object, ty: Ty) -> bool:
     """Whether ``v`` is a value of the resolved type ``ty`` (the oracle's result check).
 
-    ``real`` accepts ints, Fractions and finite floats (LANGUAGE.md §3); ``int`` only
+    ``real`` accepts ints, Fractions and finite floats (docs/language.md §6); ``int`` only
     ints (never a bool or a float, even ``3.0``); refinements (ranges, regexes) and enum
     membership are checked; ``TAny`` accepts any value; ``none`` only ``None``.
     """

@@ -4,7 +4,7 @@ Used wherever a message, a witness or a generated test shows an obligation to a
 person: what they read is what they would have written.  The output parses back
 to an equal tree (a property test checks ``parse(to_source(e)) == e``).
 
-Binding strength, loosest first, mirrors LANGUAGE.md §4 and the grammar:
+Binding strength, loosest first, mirrors docs/language.md §7 and the grammar:
 
 ====  ==========================================================
 1     ``forall``/``exists`` (the body extends as far right as possible)

@@ -1,6 +1,6 @@
 """The published JSON Schemas, generated from the pydantic models that produce the documents.
 
-CERTIFICATES.md promises that every JSON document the tool writes validates against a
+docs/cli.md promises that every JSON document the tool writes validates against a
 schema the project publishes.  Writing schemas by hand would let them drift from the
 code, so they are generated from the very models that build (and validate) the
 documents and committed under ``derivative/schemas/``; a test regenerates them and

@@ -211,7 +211,7 @@ class Declarations:
                         file,
                         line,
                         ecol,
-                        "the supported subset is in LANGUAGE.md §4",
+                        "the supported subset is in docs/language.md §7",
                     )
                     return STR
             return TStr(ref.pattern)

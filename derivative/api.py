@@ -14,7 +14,7 @@ from there): ``check`` (``CheckOptions``), ``run_candidate`` (``RunOptions``),
 itself.  The CLI calls nothing else; docs/api.md shows them at work.
 
 ``contract_json`` produces the ``derivative.contract/v1`` document of
-CERTIFICATES.md §3.  Its shape is fixed by the pydantic models in this module, and
+docs/cli.md.  Its shape is fixed by the pydantic models in this module, and
 the JSON Schema published in ``derivative/schemas/`` is generated from them, so
 what ``derivative parse --json`` prints and what the schema promises cannot drift
 apart.
@@ -101,7 +101,7 @@ class LoadedContract:
 
     @cached_property
     def identity(self) -> str:
-        """SHA-256 of the contract's meaning (LANGUAGE.md §2)."""
+        """SHA-256 of the contract's meaning (docs/language.md §11)."""
         return contract_identity(self.contract)
 
     @property
@@ -436,7 +436,7 @@ class SpecRef(_Doc):
 
     name: str
     version: int = Field(ge=1)
-    sha256: str = Field(pattern="^[0-9a-f]{64}$", description="the identity (LANGUAGE.md §2)")
+    sha256: str = Field(pattern="^[0-9a-f]{64}$", description="the identity (docs/language.md §11)")
     description: str | None
     tolerance: str | None = Field(description="the relative tolerance for reals, if set")
 
@@ -682,7 +682,7 @@ def contract_document(contract: Contract | LoadedContract) -> ContractDocument:
 
 
 def contract_json(contract: Contract | LoadedContract) -> dict[str, Any]:
-    """``derivative.contract/v1`` as plain JSON data (CERTIFICATES.md §3)."""
+    """``derivative.contract/v1`` as plain JSON data (docs/cli.md)."""
     return contract_document(contract).model_dump(mode="json")
 
 

@@ -1,4 +1,4 @@
-"""The grammar layer: the requirement language's parser (LANGUAGE.md).
+"""The grammar layer: the requirement language's parser (docs/language.md).
 
 ``load(paths)`` reads a requirement set from files (resolving ``use``),
 ``parse_text(text, file)`` parses one spec given as text; both return a

@@ -6,7 +6,7 @@ method receives the rule's children (tokens and already-built nodes) and takes
 its position from the first token or node, so ``propagate_positions`` is not
 needed either.
 
-Structured English is desugared here (LANGUAGE.md §5), so it never reaches the
+Structured English is desugared here (docs/language.md §8), so it never reaches the
 model.  Obligations leave this module as ``Clause`` records: their owner is only
 known when the enclosing function or system is reduced, and their identifiers
 only when the whole requirement set is assembled (``_loader``).

@@ -2,7 +2,7 @@
 
 ``check(contract, info, options)`` answers one of ``feasible`` (with a witness),
 ``infeasible_proven`` (with minimal cores, the first certified) or ``unknown``
-(with the solver's reasons), never a guess (LANGUAGE.md §6).  ``render_text``,
+(with the solver's reasons), never a guess (docs/language.md §9).  ``render_text``,
 ``render_json`` and ``render_sarif`` turn the answer into the CLI's outputs.
 """
 

@@ -1,4 +1,4 @@
-"""``check``: the questions of LANGUAGE.md §6, in order, and what they add up to.
+"""``check``: the questions of docs/language.md §9, in order, and what they add up to.
 
 1. ``inconsistent_requirements``: the global requirements, with the params' type
    obligations (``x.range``) and the constants fixed;

@@ -1,4 +1,4 @@
-"""The ``derivative.check/v1`` document as pydantic models (CERTIFICATES.md §3).
+"""The ``derivative.check/v1`` document as pydantic models (docs/cli.md).
 
 ``render_json`` validates every document through ``CheckDocument`` before it is
 printed, and the published JSON Schema is generated from the same model, so the

@@ -3,12 +3,12 @@
 Every expression is encoded as a ``Term``: its value, a Boolean ``defined`` that is
 true exactly where the evaluator would not answer ``UNDEFINED``, and its resolved
 type.  ``defined`` follows Python's left-to-right short-circuit evaluation
-(LANGUAGE.md §4): ``false and 1 // 0 == 0`` is defined, ``1 // 0 == 0 and false``
+(docs/language.md §7): ``false and 1 // 0 == 0`` is defined, ``1 // 0 == 0 and false``
 is not.  Where ``defined`` is false the value term is unconstrained and means
 nothing; every reader combines the two (``holds = defined ∧ value``).
 
 Where Z3's built-ins differ from the language, the encoding adjusts instead of
-trusting them (ARCHITECTURE.md §2):
+trusting them (docs/architecture.md):
 
 - ``//`` and ``%`` are Python's floor division and modulo (Z3's are Euclidean);
 - ``int(s)`` is defined only when ``s`` fully matches ``[0-9]+`` (``str.to_int``

@@ -3,7 +3,7 @@
 Every obligation of a question is asserted as ``lit → formula``; checking a subset
 means assuming its literals.  That makes the three things we need cheap and exact:
 
-- **cores by deletion** (ARCHITECTURE.md §4): start from Z3's unsat core, drop one
+- **cores by deletion** (docs/decisions.md): start from Z3's unsat core, drop one
   member at a time and re-check with an incremental solver (the question's own, or
   for a large question one holding just the core's members); a member whose
   removal makes the rest satisfiable is necessary, and that model is exactly its

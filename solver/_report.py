@@ -3,7 +3,7 @@
 The text report is for the requirement author: every obligation is named by id,
 ``file:line``, its quoted text and ``source`` tag, and its expression, and each
 conflict says in plain words why it conflicts.  The JSON document is exactly the
-one of CERTIFICATES.md §3 (more fields may be added, none renamed).  SARIF gives each
+one of docs/cli.md (more fields may be added, none renamed).  SARIF gives each
 core member, warning and unknown a location at its ``file:line`` so that code hosts
 can annotate the spec.
 
@@ -113,7 +113,7 @@ def _warning_json(w: Finding) -> dict[str, Any]:
 
 
 def render_json(result: CheckResult) -> dict[str, Any]:
-    """The ``derivative.check/v1`` document (CERTIFICATES.md §3)."""
+    """The ``derivative.check/v1`` document (docs/cli.md)."""
     witness = None
     if result.witness is not None:
         w = result.witness

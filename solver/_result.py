@@ -1,6 +1,6 @@
 """What ``check`` answers: plain immutable records, rendered by ``_report``.
 
-``status`` is one of three words and never a guess (LANGUAGE.md §6): ``feasible``
+``status`` is one of three words and never a guess (docs/language.md §9): ``feasible``
 (with a witness), ``infeasible_proven`` (with at least one minimal core, the first
 of which a certificate is built from) or ``unknown`` (with the solver's reason for
 every question it could not decide).

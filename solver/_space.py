@@ -58,7 +58,7 @@ _Z3_LOCK = threading.RLock()
 
 
 def to_candidate_space(value: object, ty: Ty) -> object:
-    """A model value as the tests pass it: reals become floats (LANGUAGE.md §3)."""
+    """A model value as the tests pass it: reals become floats (docs/language.md §6)."""
     if isinstance(ty, TReal) and isinstance(value, (Fraction, int)) and not isinstance(
         value, bool
     ):

@@ -2,7 +2,7 @@
 
 Shared by the encoder, the questions (``_check`` and friends), the boundary search and
 model decoding, so it depends on nothing of theirs.  A ``Term`` carries an expression's
-value *and* its definedness (LANGUAGE.md §4): every reader combines the two.  Dates are
+value *and* its definedness (docs/language.md §7): every reader combines the two.  Dates are
 day ordinals (``date.toordinal``); lists are Z3 sequences; enums are Z3 enumeration
 sorts made once per context.
 """

@@ -2,7 +2,7 @@
 
 The generated tests must *exercise* every obligation, not just run it: every ``raises``
 condition, every ``when``/``implies`` antecedent and each boundary of every comparison
-over the inputs must be hit by at least one input (ARCHITECTURE.md §3, evidence
+over the inputs must be hit by at least one input (docs/build.md, evidence
 sufficiency).  This module finds those conditions in the AST (no solver); ``_boundary``
 has Z3 solve them.
 

@@ -1,7 +1,7 @@
 """Small Z3 helpers shared by the encoder and the questions.
 
 Kept apart from the encoder because the traps they guard against are easy to
-reintroduce by accident (ARCHITECTURE.md §2):
+reintroduce by accident (docs/architecture.md):
 
 - z3py's ``StringVal`` *decodes* ``\\u{..}`` escapes, so a spec string holding a
   backslash followed by ``u{41}`` would silently become ``A``.  ``str_val`` escapes

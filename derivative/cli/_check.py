@@ -1,4 +1,4 @@
-"""``derivative check SPEC...``: is the requirement set consistent? (LANGUAGE.md §6).
+"""``derivative check SPEC...``: is the requirement set consistent? (docs/language.md §9).
 
 Exit codes (``ExitCode``): 0 ``feasible``, 3 ``infeasible_proven``, 6 ``unknown``, 1 a
 ``--strict`` finding (``latent_conflict``, ``ambiguous_raises``) on an otherwise feasible
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     )
     with events_to(args.events):
         result = api.check(loaded, options)
-    # The JSON document carries the certificate object itself (CERTIFICATES.md §3), so a
+    # The JSON document carries the certificate object itself (docs/cli.md), so a
     # JSON report of an infeasible set always builds one, re-checks included.
     if result.status == "infeasible_proven" and (args.certificate or fmt == "json"):
         result = api.certify(loaded, result)

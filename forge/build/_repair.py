@@ -2,7 +2,7 @@
 
 The loop never trusts a generator: every candidate it keeps was fully validated by the
 caller's ``validate`` (the gates), and the generator only ever hears *what failed*, never
-how it is judged.  Its rules (ARCHITECTURE.md §3, "Repair"):
+how it is judged.  Its rules (docs/build.md, "Repair"):
 
 - the budget is ``max_repairs`` regenerations after the first attempt;
 - each attempt must be materially different from every earlier one (its normalised AST

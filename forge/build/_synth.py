@@ -280,7 +280,7 @@ class _Writer:
         if "_real_eq" in wanted:
             tol = self.contract.tolerance
             out += ["", f"{self.names.use('_REL_TOL')} = {float(tol) if tol else 1e-9!r}"
-                    "  # relative tolerance of real comparisons (LANGUAGE.md 6.4)"]  # fmt: skip
+                    "  # relative tolerance of real comparisons (spec tolerance)"]  # fmt: skip
         spelled = Spelled(self.names)
         for name, template in HELPERS.items():
             if name in wanted:

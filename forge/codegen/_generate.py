@@ -251,7 +251,7 @@ class _Writer:
             ")",
             "",
             _RULE + " runtime",
-            "# Undefinedness, floor semantics, float slack and result types (LANGUAGE.md).",
+            "# Undefinedness, floor semantics, float slack and result types (docs/language.md).",
         )
         self.emit(*runtime_source().splitlines())
         self.emit(f"REL_TOL = {tol!r}", "")

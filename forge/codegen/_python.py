@@ -1,4 +1,4 @@
-"""Contract expressions as Python source: the *fourth reading* of the AST (ARCHITECTURE.md §2).
+"""Contract expressions as Python source: the *fourth reading* of the AST (docs/architecture.md).
 
 The source runs over the runtime a written module carries (``_runtime.py``) and is held to
 the evaluator by ``tests/property/test_codegen_differential.py``.  How the compiled Python

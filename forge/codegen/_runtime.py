@@ -58,7 +58,7 @@ class Ordered(Protocol):
 
 # ---------------------------------------------------------------- RUNTIME STARTS
 class Undefined(Exception):
-    """An expression of the contract is undefined here (LANGUAGE.md section 4)."""
+    """An expression of the contract is undefined here (docs/language.md section 4)."""
 
 
 class WrongType(Exception):

@@ -14,7 +14,7 @@ This file runs *inside* the sandbox, as a script (``python -I -S _worker.py CAND
 MODULE --fds R,W`` or ``... --stdio``), in whatever Python >= 3.10 the sandbox offers.  It
 therefore imports nothing but the standard library: the project is not installed in the
 sandbox image, and the less code shares an interpreter with the candidate the less there
-is to subvert (ARCHITECTURE.md §3, "the oracle lives on the host").
+is to subvert (docs/build.md, "the oracle lives on the host").
 
 Why it is built the way it is:
 
@@ -80,7 +80,7 @@ Values: JSON scalars, arrays for lists, and tagged objects ``{"$date": "YYYY-MM-
 ``{"$enum": [Enum, member]}``, ``{"$frac": "p/q"}``, ``{"$float": "nan"|"inf"|"-inf"}``,
 ``{"$tuple": [...]}``, ``{"$instance": H}`` and, for results of any other type,
 ``{"$object": {"type": name, "repr": text}}``.  Arguments of type real arrive as ``$frac``
-and are handed to the candidate as ``float`` (LANGUAGE.md §3); enum arguments become members
+and are handed to the candidate as ``float`` (docs/language.md §6); enum arguments become members
 of the candidate's own ``enum.Enum`` subclass of that name if it defines one, else the
 member name as ``str``.
 """

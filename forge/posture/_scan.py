@@ -27,7 +27,7 @@ Two soundness rules matter more than precision:
   name, a computed format string); the alias tracking adds findings at the places of
   use so that a report points at the act, not only at the import.
 
-This is defence in depth, never the security boundary (ARCHITECTURE.md §3).
+This is defence in depth, never the security boundary (docs/build.md).
 
 The strategies live by concern: the shared state and policy questions in ``_base.py``,
 name resolution and symbolic values in ``_symbols.py``, and the checks in ``_syntax.py``

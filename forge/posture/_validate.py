@@ -1,6 +1,6 @@
 """Static posture validation: judge a candidate's source before anything of it runs.
 
-Seven strategies (ARCHITECTURE.md §3), each finding carrying file, line, column and
+Seven strategies (docs/build.md), each finding carrying file, line, column and
 strategy: ``ast_structure``, ``import_policy``, ``builtin_policy``, ``attribute_access``,
 ``name_resolution``, ``reflection`` and ``recursive_control``.  What they refuse is data
 (``forge/policies/*.json``, see ``_posture_policy``); how they look is in

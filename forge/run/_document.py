@@ -1,11 +1,11 @@
-"""The ``derivative.run/v1`` document (CERTIFICATES.md §3) as pydantic models.
+"""The ``derivative.run/v1`` document (docs/cli.md) as pydantic models.
 
 ``derivative run --json`` and ``derivative tests --json`` both print this document.  It
 is validated through these models before it is printed, and the published JSON Schema
 (``derivative/schemas/derivative.run.v1.schema.json``) is generated from them, so the
 schema cannot drift from what the tool writes.
 
-The fields CERTIFICATES.md names are stable: ``format``, ``status``, ``sandbox``
+The fields docs/cli.md names are stable: ``format``, ``status``, ``sandbox``
 (``backend``, ``isolation``, ``image_id``), ``posture``, ``obligations`` (``id``,
 ``kind``, ``status``, ``inputs``, ``trigger_hits``, ``counterexample``), ``unknowns``
 and ``receipts``.  The rest is added context: why the status is what it is

@@ -1,6 +1,6 @@
 """``derivative run``: judge an untrusted candidate against a contract, behind a sandbox.
 
-The order is the pipeline's (ARCHITECTURE.md §3), and each step can end the run with
+The order is the pipeline's (docs/build.md), and each step can end the run with
 its own status before anything later happens:
 
 1. the contract must be consistent: an infeasible one is ``infeasible_proven`` (there
@@ -100,7 +100,7 @@ class RunReport:
 
     @property
     def exit_code(self) -> int:
-        """The status's exit code (CERTIFICATES.md §1, ``derivative._errors.ExitCode``)."""
+        """The status's exit code (docs/cli.md, "Exit codes", ``derivative._errors.ExitCode``)."""
         return exit_code_for(self.status)
 
     def document(self) -> RunDocument:

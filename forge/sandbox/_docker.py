@@ -1,6 +1,6 @@
 """The Docker backend: the worker in a hardened, throw-away container.
 
-Settings (ARCHITECTURE.md "Sandboxes"): no network, a read-only root, a tmpfs ``/tmp``, all
+Settings (docs/architecture.md "Sandboxes"): no network, a read-only root, a tmpfs ``/tmp``, all
 capabilities dropped, ``no-new-privileges``, user 65534, memory (swap included), pids and CPU
 limits, rlimits, no log driver (the candidate cannot fill the host's disk through its
 output), and a wall clock enforced from outside: the host kills the container when a call

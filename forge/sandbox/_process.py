@@ -9,7 +9,7 @@ system libraries, the interpreter and the staged candidate, an empty tmpfs ``/tm
 unprivileged id 65534, no capabilities, ``no_new_privs`` and rlimits.  Where namespaces are
 not available the child runs as a plain process and the evidence says so.
 
-Why these choices (measured on the development machine, see ARCHITECTURE.md "Sandboxes"):
+Why these choices (measured on the development machine, see docs/architecture.md "Sandboxes"):
 
 - a user namespace that maps root to root (or to 65534 inside) still reads root's 0600
   files, so when the host runs as root it writes the id maps itself (``0 0 1`` and

@@ -1,4 +1,4 @@
-"""Run receipts: what the host observed of one sandbox run (CERTIFICATES.md §4).
+"""Run receipts: what the host observed of one sandbox run (docs/build.md).
 
 A receipt is written by the host process that started the sandbox and exchanged every frame
 with it, never by the code under test: evidence is causally bound to execution (no receipt

@@ -3,7 +3,7 @@
 A ``Sandbox`` is one candidate under test.  It stages the candidate (a private copy whose
 digest goes into every receipt), starts a worker through a backend, and then answers
 ``call``, ``new_instance`` and ``method`` one at a time.  The rules it enforces
-(ARCHITECTURE.md §3):
+(docs/build.md):
 
 - every call has a time limit; a call that exceeds it kills the sandbox, counts as failed
   (status ``timeout``) and the next call starts a fresh sandbox (and re-imports the

@@ -1,6 +1,6 @@
 """Evidence of a test run: per obligation, how it was exercised and what it showed.
 
-The statuses are those of ``derivative.run/v1`` (CERTIFICATES.md §3):
+The statuses are those of ``derivative.run/v1`` (docs/cli.md):
 
 - ``failed``: some valid input (or call sequence, or interleaving) broke it; the
   counterexample is the shrunk one, in the obligation's words;

@@ -99,7 +99,7 @@ class InProcessCaller:
         return value
 
     def to_candidate(self, value: object) -> object:
-        """A language value as the candidate takes it (LANGUAGE.md §3)."""
+        """A language value as the candidate takes it (docs/language.md §6)."""
         if isinstance(value, EnumValue):
             cls = getattr(self.module, value.enum, None)
             if isinstance(cls, type) and issubclass(cls, enum.Enum):

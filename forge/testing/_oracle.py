@@ -6,7 +6,7 @@ themselves, so the same oracle judges an in-process call and a call that crossed
 sandbox channel.  It judges with the language's evaluator (``derivative._eval``), the
 reference meaning of every expression.
 
-Rules (LANGUAGE.md §3-§5; decisions where the design is silent are marked *decided*):
+Rules (docs/language.md §6-8; decisions where the design is silent are marked *decided*):
 
 - **Validity.**  An input is valid when every ``requires`` of the owner is *true*
   (undefined is not true) and every argument conforms to its declared type
