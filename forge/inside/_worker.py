@@ -164,6 +164,7 @@ globals().update({k: v for k, v in vars(_builtins).items() if not k.startswith("
 
 _os_read = os.read
 _os_write = os.write
+_os_exit = os._exit
 _isnan = math.isnan
 _isinf = math.isinf
 _Enum = enum.Enum
@@ -568,6 +569,31 @@ OUTPUT: OutputBudget | None = None
 """The budget of the streams installed by ``_redirect_output``."""
 
 
+def _rehome(*classes: type) -> None:
+    """Give the stream classes' functions a namespace of their own.
+
+    The candidate can always reach ``sys.stdout``; were its methods' ``__globals__`` this
+    module's, one attribute read would hand over the encoder and the channel (no audit
+    event fires for it).  Rebuilt over a small dictionary, they lead nowhere."""
+    import types
+
+    home: dict[str, Any] = {"__builtins__": _builtins, "os": os, "Any": Any,
+                            "__name__": "_derivative_streams"}
+    home.update((cls.__name__, cls) for cls in classes)
+    for cls in classes:
+        for name, member in list(vars(cls).items()):
+            target = member.fget if isinstance(member, property) else member
+            if not isinstance(target, types.FunctionType):
+                continue
+            fresh = types.FunctionType(target.__code__, home, target.__name__,
+                                       target.__defaults__, target.__closure__)
+            fresh.__qualname__ = target.__qualname__
+            setattr(cls, name, property(fresh) if isinstance(member, property) else fresh)
+
+
+_rehome(OutputBudget, _BudgetStream, BoundedBytes, BoundedText)
+
+
 # --------------------------------------------------------------------------- exploration
 
 
@@ -775,10 +801,12 @@ class Worker:
     def __init__(self, channel: Channel, candidate_dir: str, module: str) -> None:
         self.channel = channel
         self.candidate_dir = candidate_dir
+        self.tools_dir = os.path.dirname(os.path.abspath(__file__))
         self.module_name = module
         self.candidate: Candidate | None = None
         self.exploration: Exploration | None = None
         self.explorer: Any = None
+        self.alarm_fd: int | None = None
 
     def reply(self, rid: Any, value: Any) -> None:
         self.channel.send({"id": rid, "ok": True, "value": value})
@@ -794,6 +822,10 @@ class Worker:
             sys.path.insert(0, self.candidate_dir)
         sys.dont_write_bytecode = True
         hide_worker()
+        if args.get("guard"):
+            explorer = os.path.join(self.tools_dir, EXPLORER_FILE)
+            install_guard(Guard(self.alarm_fd, [self.candidate_dir, self.tools_dir],
+                                {explorer: "@explorer"}))
         try:
             module = importlib.import_module(module_name)
         except BaseException as exc:
@@ -863,8 +895,7 @@ class Worker:
         if self.explorer is None:
             import importlib.util
 
-            folder = os.path.dirname(os.path.abspath(self.candidate_dir))
-            path = os.path.join(folder, EXPLORER_FILE)
+            path = os.path.join(self.tools_dir, EXPLORER_FILE)
             spec = importlib.util.spec_from_file_location(EXPLORER_MODULE, path)
             if spec is None or spec.loader is None:
                 raise ImportError(f"cannot load the explorer from {path}")
@@ -978,11 +1009,13 @@ class Worker:
         self.reply(rid, {"runs": runs, "more": more})
 
     def serve(self) -> int:
-        """Answer requests until the host closes the channel."""
+        """Answer requests until the host closes the channel (the runner's loop)."""
         try:
             return self._serve()
         finally:
             self.close_exploration()
+            if OUTPUT is not None and OUTPUT.dropped:
+                OUTPUT.notice(f"{OUTPUT.dropped} bytes of candidate output were dropped")
 
     def _serve(self) -> int:
         while True:
@@ -1009,6 +1042,352 @@ class Worker:
             else:
                 self.fail(rid, _synthetic("SandboxProtocolError", "ValueError",
                                           f"unknown op {op!r}", "protocol"))
+
+
+# --------------------------------------------------------------------------- judge and runner
+#
+# The process that holds the channel never runs candidate code.  When the first ``load``
+# arrives the worker forks: the child (the *runner*) closes the channel's descriptors,
+# installs the guard and serves requests over a private pipe pair; the parent (the
+# *judge*) makes itself undumpable (so the runner, same id, can neither ptrace it nor open
+# ``/proc/JUDGE/fd``), relays each request, re-validates each answer's shape and writes
+# it to the host itself.  When the runner dies the judge reads the alarm pipe: a guard
+# refusal becomes a ``guard`` answer, anything else a crash (the judge exits and the host
+# sees the channel close, as before).  What this does not do: a candidate that escapes
+# the restricted language can still misreport its own results over its private pipe;
+# the posture and the guard are what stop that (docs/threat-model.md).
+
+RELAYED = frozenset({"load", "call", "new_instance", "method", "explore", "explore_next",
+                     "explore_close"})
+PR_SET_DUMPABLE = 4
+
+
+def _undumpable() -> bool:
+    """``prctl(PR_SET_DUMPABLE, 0)``: the judge's ``/proc`` entries become root's."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(ctypes.c_int(PR_SET_DUMPABLE), ctypes.c_ulong(0),
+                               ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)) == 0)
+    except Exception:  # no ctypes in a minimal image: the seccomp filter still holds
+        return False
+
+
+def _answer_ok(answer: dict[str, Any], rid: Any) -> bool:
+    """The shape of a runner's answer; the host checks values and exceptions in depth."""
+    if answer.get("id") != rid or "guard" in answer:
+        return False
+    if answer.get("ok") is True:
+        return set(answer) == {"id", "ok", "value"}
+    return answer.get("ok") is False and set(answer) == {"id", "ok", "exc"} and isinstance(
+        answer.get("exc"), dict)
+
+
+class Judge:
+    """The parent side: relays the host's requests to the runner and vets the answers."""
+
+    def __init__(self, worker: Worker) -> None:
+        self.worker = worker
+        self.host = worker.channel
+        self.runner: Channel | None = None
+        self.pid = 0
+        self.alarm = -1
+
+    def fork_runner(self) -> None:
+        """Start the runner; in the child this never returns."""
+        to_r, to_w = os.pipe()
+        from_r, from_w = os.pipe()
+        alarm_r, alarm_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            code = 70
+            try:
+                for fd in (self.host.rfd, self.host.wfd, to_w, from_r, alarm_r):
+                    os.close(fd)
+                self.worker.channel = Channel(to_r, from_w)
+                self.worker.alarm_fd = alarm_w
+                sys.argv[:] = [""]
+                code = self.worker.serve()
+            finally:
+                _os_exit(code)
+        for fd in (to_r, from_w, alarm_w):
+            os.close(fd)
+        self.pid = pid
+        self.alarm = alarm_r
+        self.runner = Channel(from_r, to_w)
+        _undumpable()
+
+    def serve(self, first: dict[str, Any] | None) -> int:
+        """Relay until the host closes the channel or the runner ends."""
+        request = first
+        while True:
+            if request is None:
+                request = self.host.read()
+                if request is None:
+                    return self.finish()
+            rid = request.get("id")
+            if request.get("op") not in RELAYED:
+                self.worker.fail(rid, _synthetic("SandboxProtocolError", "ValueError",
+                                                 f"unknown op {request.get('op')!r}",
+                                                 "protocol"))
+                request = None
+                continue
+            if self.runner is None:
+                self.fork_runner()
+            code = self.relay(rid, request)
+            if code is not None:
+                return code
+            request = None
+
+    def relay(self, rid: Any, request: dict[str, Any]) -> int | None:
+        """One round trip; an exit code when the judge must stop."""
+        runner = self.runner
+        assert runner is not None
+        try:
+            runner.send(request)
+            answer = runner.read()
+        except (ValueError, UnicodeDecodeError) as exc:
+            self.forged(rid, f"a malformed frame ({_short(str(exc))})")
+            return 3
+        except OSError:
+            answer = None
+        if answer is None:
+            return self.runner_ended(rid)
+        if not _answer_ok(answer, rid):
+            self.forged(rid, "an answer of the wrong shape")
+            return 3
+        self.host.send(answer)
+        return None
+
+    def forged(self, rid: Any, what: str) -> None:
+        """Something wrote into the runner's pipe besides the runner's worker: tell the
+        host (it taints the session, as for a forged frame on the channel) and stop."""
+        self.kill()
+        self.host.send({"id": rid, "ok": False, "forged": _short(
+            f"the judge caught {what} on the runner's pipe")})
+
+    def runner_ended(self, rid: Any) -> int:
+        """The runner died mid-request: a guard refusal is answered, a crash is not."""
+        status = self.kill()
+        alarm = b""
+        try:
+            alarm = os.read(self.alarm, 600)
+        except OSError:
+            pass
+        if alarm or status == GUARD_EXIT:
+            event, _, where = alarm.decode("ascii", "replace").strip().partition("\t")
+            self.host.send({"id": rid, "ok": False, "guard": {
+                "event": _short(event) or "unknown (the alarm was silenced)",
+                "where": _short(where)}})
+            return 0
+        return status if 0 < status < 256 else 1
+
+    def kill(self) -> int:
+        """Stop the runner (if it still runs) and reap it; its exit status."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            return 1
+        return os.waitstatus_to_exitcode(status)
+
+    def finish(self) -> int:
+        """The host is done: let the runner see end of input and exit by itself."""
+        runner = self.runner
+        if runner is None:
+            return 0
+        os.close(runner.wfd)
+        try:
+            _, status = os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            return 0
+        return max(os.waitstatus_to_exitcode(status), 0)
+
+
+# --------------------------------------------------------------------------- the runtime guard
+#
+# The second layer behind the static posture (docs/threat-model.md): a PEP 578 audit hook,
+# installed in the runner before the candidate is imported, that ends the runner on any
+# audited operation the judged code has no business doing.  Audit events are the
+# interpreter's own list of sensitive operations, so the rule is an allow-list: an event
+# passes when it is harmless anywhere (``GUARD_FREE``), when it is a read-only ``open``
+# below the folders the run needs, or when the Python function that raised it is one of
+# the standard library's (or the explorer's) known call sites for that event
+# (``GUARD_SITES``: ``typing`` asks ``sys._getframe`` for a module name, the import
+# system compiles and executes module code, ``namedtuple`` evaluates the text it built).
+# The site is the innermost Python frame, found by the hook itself: a C function cannot
+# be a site, so handing ``gc.get_objects`` to the worker as a ``__repr__`` is refused too.
+# A refusal is not an exception the candidate could catch: the hook writes the event to
+# the judge's alarm pipe and ends the runner at once with ``GUARD_EXIT``.
+
+GUARD_EXIT = 86
+"""The runner's exit status after a refusal (with or without a readable alarm)."""
+
+GUARD_FREE = frozenset({
+    "import", "builtins.id", "time.sleep", "sys._getframemodulename", "sys.excepthook",
+    "sys.unraisablehook", "array.__new__", "locale.setlocale", "cpython.PyInterpreterState_Clear",
+    "cpython._PySys_ClearAuditHooks", "hashlib.new", "random.seed",
+})
+"""Events that give nothing away wherever they come from."""
+
+GUARD_SITES: dict[str, frozenset[str]] = {
+    # the import system and module start-up
+    "exec": frozenset({"importlib._bootstrap:_call_with_frames_removed",
+                       "importlib._bootstrap:exec_module",
+                       "collections/__init__.py:namedtuple", "dataclasses.py:_create_fn",
+                       "typing.py:_make_nmtuple", "enum.py:_create_"}),
+    "compile": frozenset({"importlib._bootstrap_external:source_to_code",
+                          "importlib._bootstrap:_call_with_frames_removed",
+                          "collections/__init__.py:namedtuple", "dataclasses.py:_create_fn"}),
+    "marshal.loads": frozenset({"importlib._bootstrap_external:_compile_bytecode"}),
+    "os.listdir": frozenset({"importlib._bootstrap_external:_fill_cache"}),
+    "os.scandir": frozenset({"importlib._bootstrap_external:_fill_cache"}),
+    # the standard library asks for a module name or a function's code
+    "sys._getframe": frozenset({"typing.py:_caller", "collections/__init__.py:namedtuple",
+                                "enum.py:_create_", "enum.py:__call__", "enum.py:_convert_",
+                                "functools.py:singledispatch", "@explorer"}),
+    "object.__getattr__": frozenset({"@explorer"}),
+    "object.__setattr__": frozenset({"stdlib:<module>", "collections/__init__.py:namedtuple",
+                                     "dataclasses.py:_set_qualname",
+                                     "dataclasses.py:_process_class",
+                                     "dataclasses.py:_set_new_attribute",
+                                     "typing.py:_make_nmtuple", "typing.py:__new__",
+                                     "enum.py:__new__", "enum.py:_create_", "abc.py:__new__",
+                                     "functools.py:update_wrapper", "@explorer"}),
+    # the explorer traces the candidate's threads; nothing else may
+    "sys.settrace": frozenset({"@explorer", "threading.py:_bootstrap_inner"}),
+    "_thread.start_new_thread": frozenset({"threading.py:start@explorer"}),
+}
+"""``event -> sites`` where ``site`` is ``FILE:FUNCTION`` (``FILE`` relative to the
+standard library, or a frozen module's name, or ``@explorer``), optionally followed by
+``@explorer`` when the site's own caller must be the explorer."""
+
+FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
+"""Audited attribute reads that hand out a frame (and with it every caller's globals)."""
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+def _stdlib_dir() -> str:
+    """The standard library's folder, from a package the worker imported before any
+    candidate code ran (``json``)."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(json.__file__))) + os.sep
+
+
+class Guard:
+    """The audit hook's state: where the run's files are and what to do on a refusal."""
+
+    def __init__(self, alarm_fd: int | None, roots: list[str], trusted: dict[str, str],
+                 learn: bool = False) -> None:
+        self.alarm_fd = alarm_fd
+        self.stdlib = _stdlib_dir()
+        self.roots = tuple(os.path.abspath(r).rstrip(os.sep) + os.sep for r in roots) + (
+            self.stdlib,)
+        self.trusted = {os.path.abspath(k): v for k, v in trusted.items()}
+        self.learn = learn
+
+    def site(self, frame: Any) -> str | None:
+        """``FILE:FUNCTION`` of a frame of the standard library or the explorer, else None."""
+        if frame is None:
+            return None
+        code = frame.f_code
+        filename = code.co_filename
+        if filename.startswith("<frozen ") and filename.endswith(">"):
+            return f"{filename[8:-1]}:{code.co_name}"
+        if filename.startswith(self.stdlib):
+            return f"{filename[len(self.stdlib):]}:{code.co_name}"
+        tag = self.trusted.get(filename)
+        return f"{tag}:{code.co_name}" if tag is not None else None
+
+    def allowed(self, event: str, args: tuple[Any, ...], frame: Any) -> str | None:
+        """None when the event may go ahead, else the site that raised it (for the alarm)."""
+        if event == "open":
+            return None if self._readonly_open(args) else self._where(frame)
+        if event == "object.__setattr__" and len(args) >= 2 and not _dunder(args[1]):
+            return None
+        if event == "object.__getattr__" and len(args) >= 2 and args[1] not in FRAME_ATTRS:
+            return None  # a function's code or a generator's: nothing without a frame
+        sites = GUARD_SITES.get(event)
+        here = self.site(frame)
+        if sites and here is not None:
+            if here in sites or here.split(":", 1)[0] in sites:
+                return None
+            if here.endswith(":<module>") and "stdlib:<module>" in sites and not \
+                    here.startswith("@"):
+                return None
+            outer = self.site(frame.f_back)
+            if outer is not None and f"{here}{outer.split(':', 1)[0]}" in sites:
+                return None
+        return self._where(frame)
+
+    def _readonly_open(self, args: tuple[Any, ...]) -> bool:
+        path, mode, flags = (tuple(args) + (None, None, None))[:3]
+        if isinstance(mode, str) and any(c in mode for c in "wax+"):
+            return False
+        if isinstance(flags, int) and flags & _WRITE_FLAGS:
+            return False
+        if isinstance(path, bytes):
+            path = path.decode("utf-8", "surrogateescape")
+        if not isinstance(path, str):
+            return False
+        full = os.path.realpath(path)
+        return any((full + os.sep).startswith(root) for root in self.roots)
+
+    def _where(self, frame: Any) -> str:
+        if frame is None:
+            return "no Python frame"
+        code = frame.f_code
+        return f"{_short(str(code.co_filename))}:{frame.f_lineno} in {code.co_name}"
+
+    def refuse(self, event: str, where: str) -> None:
+        """Tell the judge and end the runner; nothing the candidate does can catch this."""
+        line = f"{event}\t{where}"[:500].encode("ascii", "backslashreplace") + b"\n"
+        if self.learn:
+            _os_write(2, b"[guard] " + line)
+            return
+        if self.alarm_fd is not None:
+            try:
+                _os_write(self.alarm_fd, line)
+            except OSError:
+                pass
+        _os_exit(GUARD_EXIT)
+
+
+def _dunder(name: Any) -> bool:
+    return isinstance(name, str) and name.startswith("__") and name.endswith("__")
+
+
+def install_guard(guard: Guard) -> None:
+    """Add the audit hook (it cannot be removed, by anyone, for the process's life)."""
+    import _thread
+
+    busy: set[int] = set()
+    get_ident = _thread.get_ident
+    getframe = sys._getframe
+    free = GUARD_FREE
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event in free:
+            return
+        me = get_ident()
+        if me in busy:  # the hook's own sys._getframe
+            return
+        busy.add(me)
+        try:
+            try:
+                where = guard.allowed(event, args, getframe(1))
+            except BaseException as exc:  # fail closed
+                where = f"the guard failed: {type(exc).__name__}"
+        finally:
+            busy.discard(me)
+        if where is not None:
+            guard.refuse(event, where)
+
+    sys.addaudithook(hook)
 
 
 # --------------------------------------------------------------------------- isolation set-up
@@ -1292,6 +1671,7 @@ def setup(worker: Worker, request: dict[str, Any]) -> int | None:
         try:
             done.extend(_build_root(libc, cfg))
             worker.candidate_dir = str(cfg.get("candidate_inside", worker.candidate_dir))
+            worker.tools_dir = str(cfg.get("tools_inside", worker.tools_dir))
         except (SetupError, OSError) as exc:
             errors.append(f"root: {exc}")
             worker.reply(rid, {"stage": "failed", "errors": errors})
@@ -1394,6 +1774,7 @@ def main(argv: list[str]) -> int:
         return 3
     if first is None:
         return 0
+    pending: dict[str, Any] | None = None
     if first.get("op") == "setup":
         try:
             code = setup(worker, first)
@@ -1404,15 +1785,19 @@ def main(argv: list[str]) -> int:
         if code is not None:
             return code
     elif first.get("op") == "load":
-        worker.load(first.get("id"), first)
+        pending = first
     else:
         worker.fail(first.get("id"), _synthetic("SandboxProtocolError", "ValueError",
                                                 "expected setup or load", "protocol"))
         return 3
-    code = worker.serve()
-    if OUTPUT is not None and OUTPUT.dropped:
-        OUTPUT.notice(f"{OUTPUT.dropped} bytes of candidate output were dropped")
-    return code
+    try:
+        return Judge(worker).serve(pending)
+    except (ValueError, UnicodeDecodeError):
+        return 3
+    except OSError as exc:
+        if exc.errno == errno.EPIPE:
+            return 3
+        raise
 
 
 if __name__ == "__main__":

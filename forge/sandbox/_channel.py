@@ -225,6 +225,23 @@ def decode_exception(payload: object) -> RaisedError:
 
 
 @dataclass(frozen=True)
+class GuardRefusal:
+    """The runtime guard ended the runner: the audited ``event`` and ``where`` it came
+    from.  Only the judge process writes these (it refuses a runner answer that has one)."""
+
+    event: str
+    where: str
+
+
+def decode_guard(payload: object) -> GuardRefusal:
+    """The ``guard`` member of a response, validated."""
+    if not isinstance(payload, dict) or set(payload) != {"event", "where"}:
+        raise ProtocolError("bad guard object")
+    return GuardRefusal(_text(payload["event"], "guard.event", 200),
+                        _text(payload["where"], "guard.where", 600))
+
+
+@dataclass(frozen=True)
 class Response:
     """One validated response frame."""
 
@@ -233,6 +250,7 @@ class Response:
     value: object = None
     raw_value: object = None
     exc: RaisedError | None = None
+    guard: GuardRefusal | None = None
 
 
 def _reject_constant(name: str) -> float:
@@ -263,6 +281,11 @@ def parse_response(body: bytes, expected_id: int, *, decode: bool = True) -> Res
         raw = message["value"]
         return Response(rid, True, decode_value(raw) if decode else raw, raw)
     if ok is False:
+        if set(message) == {"id", "ok", "guard"}:
+            return Response(rid, False, guard=decode_guard(message["guard"]))
+        if set(message) == {"id", "ok", "forged"}:
+            # the judge saw the runner's pipe carry something its worker did not write
+            raise ProtocolError(_text(message["forged"], "forged"))
         if set(message) != {"id", "ok", "exc"}:
             raise ProtocolError("bad keys in a failure response")
         return Response(rid, False, exc=decode_exception(message["exc"]))

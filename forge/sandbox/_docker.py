@@ -8,7 +8,8 @@ overruns.  The container is always removed.
 
 The image is looked up with ``images.get`` and never pulled (docker-py's ``containers.run``
 would silently pull a missing image); no engine or no image is ``SandboxUnavailable`` with
-the fix.  The staged candidate and the worker are bind-mounted read-only at ``/sandbox``.
+the fix.  The staged candidate and the worker are bind-mounted read-only at the staging's
+ordinary-looking paths (``Staged.inside`` and ``Staged.tools_inside``).
 
 The channel is the container's stdin/stdout through the attach socket: the worker keeps
 private duplicates of fds 0 and 1 and points the candidate's stdout and stderr at the
@@ -284,7 +285,8 @@ class DockerLauncher(Launcher):
             memswap_limit=memory,
             pids_limit=limits.pids,
             nano_cpus=int(limits.cpus * 1e9),
-            binds={str(staged.sandbox_dir): {"bind": "/sandbox", "mode": "ro"}},
+            binds={str(staged.sandbox_dir): {"bind": staged.tools_inside, "mode": "ro"},
+                   str(staged.candidate_dir): {"bind": staged.inside, "mode": "ro"}},
             ulimits=[
                 Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
                 Ulimit(name="fsize", soft=limits.file_bytes, hard=limits.file_bytes),
@@ -296,7 +298,7 @@ class DockerLauncher(Launcher):
             log_config=LogConfig(type="none"),
             ipc_mode="private",
         )
-        command = ["python3", "-I", "-S", "/sandbox/worker.py", "/sandbox/candidate",
+        command = ["python3", "-I", "-S", f"{staged.tools_inside}/worker.py", staged.inside,
                    staged.module, "--stdio"]
         cid: str | None = None
         try:

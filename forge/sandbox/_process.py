@@ -25,8 +25,10 @@ Why these choices (measured on the development machine, see docs/architecture.md
 - the candidate's stdout and stderr go to a log file under RLIMIT_FSIZE; the worker's
   Python streams forward at most ``Limits.output_bytes`` of it (``output_cap``), so a
   chatty ``print`` never meets that limit, while a direct ``os.write`` still does;
-- ``/sandbox`` (read-only) holds the worker, the interleaving explorer beside it and the
-  candidate, so an ``explore`` request finds the explorer inside the private root too.
+- the staged candidate appears read-only at an ordinary-looking checkout path drawn per
+  staging (``Staged.inside``, say ``/home/sam/billing``) and the worker with the
+  interleaving explorer beside it at another (``Staged.tools_inside``), so the candidate
+  cannot tell a judged run by a fixed ``/sandbox`` prefix.
 """
 
 from __future__ import annotations
@@ -452,9 +454,11 @@ def _root_layout(staged: Staged, extra_ro_binds: Sequence[str]) -> dict[str, Any
             covered.append(prefix)
     for extra in extra_ro_binds:
         binds.append((os.path.realpath(extra), os.path.realpath(extra)))
-    binds.append((str(staged.sandbox_dir), "/sandbox"))
+    binds.append((str(staged.sandbox_dir), staged.tools_inside))
+    binds.append((str(staged.candidate_dir), staged.inside))
     return {"ro_binds": binds, "symlinks": links, "devices": list(DEVICES),
-            "mountpoint": str(staged.root / "root"), "candidate_inside": "/sandbox/candidate"}
+            "mountpoint": str(staged.root / "root"), "candidate_inside": staged.inside,
+            "tools_inside": staged.tools_inside}
 
 
 class ProcessLauncher(Launcher):

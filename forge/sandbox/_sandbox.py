@@ -46,6 +46,7 @@ from ._channel import (
     ChannelTimeout,
     ExploreBatch,
     FrameChannel,
+    GuardRefusal,
     InstanceRef,
     ProtocolError,
     RaisedError,
@@ -58,7 +59,8 @@ from ._receipts import Ending, RunReceipt, candidate_digest, new_run_id, utc_now
 
 BackendName = Literal["auto", "docker", "process"]
 CallStatus = Literal[
-    "returned", "raised", "error", "timeout", "crashed", "protocol_error", "stale_instance"
+    "returned", "raised", "error", "timeout", "crashed", "protocol_error", "stale_instance",
+    "guard_refused",
 ]
 
 EXPLORER_NAME = "explorer.py"
@@ -131,20 +133,49 @@ class CallResult:
         return self.status == "returned"
 
 
+_USERS = ("alex", "sam", "maria", "dev", "jo", "kim", "lee", "nora", "omar", "ravi", "ana",
+          "build", "ci", "app", "runner")
+_PROJECTS = ("billing", "pricing", "service", "app", "core", "backend", "api", "rules",
+             "accounts", "orders", "tokens", "config", "payments", "inventory", "src")
+
+
+def ordinary_layout(avoid: str = "") -> tuple[str, str]:
+    """Where a sandbox shows the candidate and its own two files: ``(candidate folder,
+    tools folder)``, drawn at random for every staging.
+
+    A fixed place (``/sandbox/candidate``) told the candidate it was being judged; a
+    checkout under ``/home/USER/PROJECT`` is what an ordinary run sees.  The draw is
+    fresh per staging, so the replay run (``forge/run``) stands somewhere else.
+    """
+    import secrets
+
+    while True:
+        user = secrets.choice(_USERS)
+        project = secrets.choice(_PROJECTS)
+        suffix = secrets.choice(("", "", f"-{secrets.randbelow(90) + 10}", "/src"))
+        inside = f"/home/{user}/{project}{suffix}"
+        if inside != avoid:
+            return inside, f"/opt/.{secrets.token_hex(6)}"
+
+
 @dataclass(frozen=True)
 class Staged:
     """A private copy of the candidate, laid out for the sandbox.
 
-    ``root`` holds ``sandbox/worker.py``, ``sandbox/explorer.py`` (the interleaving
-    explorer, loaded only when asked) and ``sandbox/candidate/...`` (everything
-    world-readable, nothing writable by the sandbox's id) and an empty ``root/`` that the
-    process backend uses as the mount point of the sandbox's own root file system.
+    ``root`` holds ``sandbox/worker.py`` and ``sandbox/explorer.py`` (the interleaving
+    explorer, loaded only when asked), ``candidate/...`` (everything world-readable,
+    nothing writable by the sandbox's id) and an empty ``root/`` that the process backend
+    uses as the mount point of the sandbox's own root file system.  Inside the sandbox
+    the candidate's folder is ``inside`` and the worker's is ``tools_inside``
+    (``ordinary_layout``); only a plain child without namespaces sees the host's paths.
     """
 
     root: Path
     module: str
     digest: str
     files: tuple[str, ...]
+    inside: str = "/home/dev/app"
+    tools_inside: str = "/opt/.derivative"
 
     @property
     def sandbox_dir(self) -> Path:
@@ -152,7 +183,7 @@ class Staged:
 
     @property
     def candidate_dir(self) -> Path:
-        return self.root / "sandbox" / "candidate"
+        return self.root / "candidate"
 
     @property
     def worker(self) -> Path:
@@ -167,11 +198,13 @@ def _module_name_ok(name: str) -> bool:
     return bool(name) and all(part.isidentifier() for part in name.split("."))
 
 
-def stage_candidate(path: str | os.PathLike[str], module: str | None = None) -> Staged:
+def stage_candidate(path: str | os.PathLike[str], module: str | None = None, *,
+                    avoid: str = "") -> Staged:
     """Copy the candidate (a ``.py`` file or a folder) and the worker into a fresh folder.
 
     Only regular files and folders are copied (symbolic links and special files are left
     out), so the digest in the receipts names exactly what the sandbox could import.
+    ``avoid`` is a candidate folder (inside) the new layout must not reuse.
     """
     source = Path(path)
     if not source.exists():
@@ -182,8 +215,9 @@ def stage_candidate(path: str | os.PathLike[str], module: str | None = None) -> 
     try:
         os.chmod(root, 0o755)
         sandbox = root / "sandbox"
-        candidate = sandbox / "candidate"
-        candidate.mkdir(parents=True)
+        candidate = root / "candidate"
+        sandbox.mkdir()
+        candidate.mkdir()
         (root / "root").mkdir()
         (root / "work").mkdir()
         os.chmod(root / "work", 0o1777)
@@ -211,13 +245,15 @@ def stage_candidate(path: str | os.PathLike[str], module: str | None = None) -> 
         files = tuple(
             sorted(p.relative_to(candidate).as_posix() for p in candidate.rglob("*") if p.is_file())
         )
-        for dirpath, dirnames, filenames in os.walk(sandbox):
-            for d in dirnames:
-                os.chmod(os.path.join(dirpath, d), 0o755)
-            for f in filenames:
-                os.chmod(os.path.join(dirpath, f), 0o644)
-        os.chmod(sandbox, 0o755)
-        return Staged(root, name, candidate_digest(candidate), files)
+        for top in (sandbox, candidate):
+            for dirpath, dirnames, filenames in os.walk(top):
+                for d in dirnames:
+                    os.chmod(os.path.join(dirpath, d), 0o755)
+                for f in filenames:
+                    os.chmod(os.path.join(dirpath, f), 0o644)
+            os.chmod(top, 0o755)
+        inside, tools = ordinary_layout(avoid)
+        return Staged(root, name, candidate_digest(candidate), files, inside, tools)
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
@@ -326,6 +362,10 @@ class Sandbox:
     load_result: CallResult | None = None
     tainted: bool = False
     restarts: int = 0
+    guard: bool = True
+    """Whether the runner installs the runtime guard (off only under a non-enforcing policy)."""
+    refusals: list[GuardRefusal] = field(default_factory=list)
+    """What the runtime guard refused; one refusal ends the session (no fresh start)."""
     _current: _Current | None = None
     _generation: int = 0
     _next_id: int = 1
@@ -394,7 +434,8 @@ class Sandbox:
         self._last_isolation = running.isolation
         self._last_image = running.image_id
         self.load_result = self._request(
-            {"op": "load", "target": self.staged.module, "args": {"binds": dict(self.binds)}},
+            {"op": "load", "target": self.staged.module,
+             "args": {"binds": dict(self.binds), "guard": self.guard}},
             count=False,
             decode=False,
         )
@@ -459,6 +500,10 @@ class Sandbox:
     def _ensure_running(self) -> CallResult | None:
         if self._closed:
             return CallResult("crashed", detail="the sandbox session is closed")
+        if self.refusals:
+            first = self.refusals[0]
+            return CallResult("guard_refused", detail=f"the runtime guard refused "
+                                                      f"{first.event} ({first.where})")
         load = self.load_result
         if load is not None and not load.ok:
             # No restart storm for a candidate that cannot even be imported.
@@ -522,6 +567,13 @@ class Sandbox:
             detail = f"the sandbox died: {exc}" + (f"\n{diagnostics}" if diagnostics else "")
             return CallResult("crashed", detail=detail, elapsed=time.monotonic() - started)
         elapsed = time.monotonic() - started
+        if response.guard is not None:
+            refusal = response.guard
+            self.refusals.append(refusal)
+            self._stop("guard_refused")
+            return CallResult("guard_refused", elapsed=elapsed,
+                              detail=f"the runtime guard refused {refusal.event} "
+                                     f"({refusal.where})")
         if response.ok:
             return CallResult("returned", value=response.value, elapsed=elapsed)
         exc_info = response.exc
@@ -716,16 +768,21 @@ def open_sandbox(
     limits: Limits | None = None,
     image: str | None = None,
     launcher: Launcher | None = None,
+    guard: bool = True,
+    avoid: str = "",
 ) -> Sandbox:
     """Stage ``candidate`` and return an (unstarted) session; use it as a context manager.
 
-    ``binds`` maps spec names to ``"module:attr"`` (the spec's ``bind`` declarations).
+    ``binds`` maps spec names to ``"module:attr"`` (the spec's ``bind`` declarations);
+    ``guard`` installs the runtime guard in the runner (docs/threat-model.md); ``avoid``
+    is a candidate folder the staging must not show the candidate at (the replay's).
     """
     chosen = launcher or make_launcher(kind, image=image)
-    staged = stage_candidate(candidate, module)
+    staged = stage_candidate(candidate, module, avoid=avoid)
     for name, target in (binds or {}).items():
         mod, sep, attr = target.partition(":")
         if not sep or not _module_name_ok(mod) or not _module_name_ok(attr):
             shutil.rmtree(staged.root, ignore_errors=True)
             raise UsageError(f"bind {name} to {target!r}: expected \"module:attr\"")
-    return Sandbox(chosen, staged, contract_sha256, dict(binds or {}), limits or Limits())
+    return Sandbox(chosen, staged, contract_sha256, dict(binds or {}), limits or Limits(),
+                   guard=guard)

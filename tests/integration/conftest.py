@@ -64,12 +64,16 @@ def docker_launcher() -> Launcher:
 def sandbox_factory(
     write_candidate: Callable[..., Path],
 ) -> Iterator[Callable[..., Sandbox]]:
-    """``make(source, launcher, limits=None, **kw)``: a started sandbox, closed afterwards."""
+    """``make(source, launcher, limits=None, **kw)``: a started sandbox, closed afterwards.
+
+    The runtime guard is off unless ``guard=True`` is passed: these tests probe the OS
+    boundary and the channel alone, with candidates that do what the guard refuses."""
     made: list[Sandbox] = []
 
     def make(source: str, launcher: Launcher, limits: Limits | None = None,
              **kwargs: Any) -> Sandbox:
         path = write_candidate(source)
+        kwargs.setdefault("guard", False)
         sandbox = open_sandbox(path, contract_sha256="0" * 64, launcher=launcher,
                                limits=limits or Limits(call_timeout=10.0), **kwargs)
         made.append(sandbox)
