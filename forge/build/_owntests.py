@@ -7,6 +7,8 @@ verdict ever depends on them. Each ``test_*`` function of each test module that 
 argument is called once in a sandbox session of its own module; the call's outcome is the
 test's result (an ``AssertionError`` or any other raise is a failure). Tests that need
 fixtures or a test runner the sandbox does not have are reported as not run, with why.
+They run without the runtime guard (files in ``/tmp`` are what tests do): the OS boundary
+contains them, and what they say is never evidence, so the guard has nothing to protect.
 """
 
 from __future__ import annotations
@@ -77,7 +79,7 @@ def run_own_tests(
         try:
             sandbox = open_sandbox(staged_all, module=_module_name(rel), kind=kind,
                                    contract_sha256=contract_sha256, limits=limits,
-                                   image=image, launcher=launcher)
+                                   image=image, launcher=launcher, guard=False)
         except SandboxUnavailable as exc:
             results.extend(OwnTest(rel, n, "not_run", f"no sandbox: {exc}") for n in plain)
             continue

@@ -247,7 +247,7 @@ def judge_candidate(
         sandbox = open_sandbox(
             options.candidate, module=options.module, kind=options.sandbox,
             contract_sha256=spec["sha256"], binds=_binds(info), limits=options.limits,
-            image=options.image, launcher=launcher,
+            image=options.image, launcher=launcher, guard=verdict.enforced,
         )
     except SandboxUnavailable as exc:
         report.status = "sandbox_unavailable"
@@ -293,6 +293,12 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
         return
     report.evidence = evidence
     report.unknowns = list(dict.fromkeys([*report.unknowns, *evidence.unknowns]))
+    if sandbox.refusals:
+        refusal = sandbox.refusals[0]
+        report.status = "sandbox_policy_violation"
+        report.reason = (f"the runtime guard refused {refusal.event} ({refusal.where}): the "
+                         "candidate did at run time what the policy forbids")
+        return
     if sandbox.tainted:
         report.status = "sandbox_policy_violation"
         report.reason = ("the candidate wrote into the channel (a forged or malformed frame was "
