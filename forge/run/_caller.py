@@ -14,6 +14,7 @@ from derivative._errors import OperationalTimeout
 
 from ..sandbox import ExploreBatch, SetupRef, WireOutcome
 from ..testing import EngineError, Interleaving, Outcome, Raised, Ref
+from ._replay import Recording
 
 
 def _sandbox_class(status: str) -> str:
@@ -31,8 +32,10 @@ class SandboxCaller:
     outcome with a ``Sandbox...`` class name, so it can only ever fail an obligation.
     """
 
-    def __init__(self, sandbox: Any) -> None:
+    def __init__(self, sandbox: Any, recording: Recording | None = None) -> None:
         self.sandbox = sandbox
+        self.recording = recording
+        """Where the judged calls are sampled for the replay (``_replay.py``), if anywhere."""
 
     @staticmethod
     def _outcome(result: Any) -> Outcome:
@@ -46,16 +49,24 @@ class SandboxCaller:
         return Outcome(raised=Raised((_sandbox_class(str(status)),), str(detail)))
 
     def call(self, func_name: str, args: Sequence[object]) -> Outcome:
-        return self._outcome(self.sandbox.call(func_name, list(args)))
+        outcome = self._outcome(self.sandbox.call(func_name, list(args)))
+        if self.recording is not None:
+            self.recording.call(func_name, tuple(args), outcome)
+        return outcome
 
     def new_instance(self, system: str) -> object:
         result = self.sandbox.new_instance(system)
         if getattr(result, "status", None) == "returned":
+            if self.recording is not None:
+                self.recording.instance(result.value, system)
             return result.value
         return self._outcome(result)
 
     def method(self, handle: object, op: str, args: Sequence[object]) -> Outcome:
-        return self._outcome(self.sandbox.method(handle, op, list(args)))
+        outcome = self._outcome(self.sandbox.method(handle, op, list(args)))
+        if self.recording is not None:
+            self.recording.method(handle, op, tuple(args), outcome)
+        return outcome
 
     @staticmethod
     def _wire_outcome(out: WireOutcome) -> Outcome:

@@ -84,6 +84,21 @@ class CandidateInfo(_Model):
     )
 
 
+class ReplayMismatch(_Model):
+    call: str = Field(description="the replayed call (or a system's last steps)")
+    judged: str = Field(description="what it gave in the judged run")
+    replayed: str = Field(description="what it gave in the replay run")
+
+
+class ReplayInfo(_Model):
+    """The replay of a passing run's sample in a differently shaped sandbox."""
+
+    calls: int = Field(ge=0, description="function calls made again")
+    histories: int = Field(ge=0, description="system instance histories made again")
+    mismatches: list[ReplayMismatch] = Field(
+        description="answers that differed (any makes the run failed: nondeterministic)")
+
+
 class RunDocument(_Model):
     """``derivative.run/v1``."""
 
@@ -104,4 +119,6 @@ class RunDocument(_Model):
         default_factory=list, description="what limits the trust the evidence deserves"
     )
     receipts: list[RunReceipt] = Field(description="one per sandbox start, written by the host")
+    replay: ReplayInfo | None = Field(
+        default=None, description="the replay of a passing run's sample; null when none ran")
     stats: dict[str, Any] = Field(default_factory=dict)

@@ -15,7 +15,11 @@ its own status before anything later happens:
 5. the verdict comes from the evidence only: ``passed`` when every obligation passed
    or was proved vacuous, ``failed`` on a counterexample or an unexercised obligation,
    and ``sandbox_policy_violation`` when the candidate was caught writing into the
-   channel (a forbidden act at run time: the session's answers cannot be trusted).
+   channel or the runtime guard refused what it did (a forbidden act at run time: the
+   session's answers cannot be trusted);
+6. a pass is replayed: a sample of its calls is made again in a fresh sandbox staged at
+   another ordinary-looking path, in another order (``_replay.py``); a different answer
+   makes the run ``failed`` ("nondeterministic") with both observations.
 
 What produced the candidate never certifies it: the receipts are written by the host
 that watched each sandbox start, and a ``passed`` without receipts is impossible by
@@ -45,6 +49,7 @@ from ..sandbox import BackendName, Launcher, Limits, RunReceipt, Sandbox, open_s
 from ..testing import Engine, EngineOptions, RunEvidence
 from ._caller import SandboxCaller
 from ._document import RunDocument, RunStatus
+from ._replay import Recording, replay
 
 __all__ = ["RunOptions", "RunReport", "judge_candidate", "run_candidate"]
 
@@ -97,6 +102,7 @@ class RunReport:
     receipts: list[RunReceipt] = field(default_factory=list)
     unknowns: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    replay: dict[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -121,6 +127,7 @@ class RunReport:
             "unknowns": self.unknowns,
             "warnings": self.warnings,
             "receipts": self.receipts,
+            "replay": self.replay,
             "stats": dict(self.evidence.stats) if self.evidence else {},
         }
         return RunDocument.model_validate(data)
@@ -155,6 +162,11 @@ class RunReport:
             for o in self.evidence.obligations:
                 if o.status in ("failed", "unexercised"):
                     lines.append(o.explain())
+        if self.replay is not None:
+            bad = len(self.replay["mismatches"])
+            lines.append(f"replay: {self.replay['calls']} calls and {self.replay['histories']} "
+                         "histories again in a fresh sandbox staged elsewhere: "
+                         + (f"{bad} different" if bad else "the same answers"))
         lines.extend(f"unknown: {u}" for u in self.unknowns)
         lines.extend(f"warning: {w}" for w in self.warnings)
         if self.receipts:
@@ -254,12 +266,16 @@ def judge_candidate(
         report.reason = f"no {options.sandbox} sandbox: {exc}; nothing was judged"
         return report
     report.candidate_sha256 = sandbox.staged.digest
+    recording = Recording(seed=options.seed or 0)
     try:
-        _judge(info, sandbox, options, report, progress)
+        _judge(info, sandbox, options, report, progress, recording)
     finally:
         report.receipts = list(sandbox.close())
     report.sandbox = _sandbox_info(sandbox, options.limits)
     _weak_isolation(sandbox, report)
+    if report.status == "passed":
+        progress("replay", "a sample of the calls again, in a differently shaped run")
+        _replay(info, options, sandbox, recording, report, launcher, verdict.enforced)
     if report.status == "passed" and not report.receipts:  # pragma: no cover - a bug guard
         raise AssertionError("a passed run without receipts")
     return report
@@ -270,7 +286,7 @@ def _quiet(step: str, detail: str) -> None:
 
 
 def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunReport,
-           progress: Callable[[str, str], None]) -> None:
+           progress: Callable[[str, str], None], recording: Recording) -> None:
     try:
         load = sandbox.start()
     except SandboxUnavailable as exc:
@@ -280,7 +296,7 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
     progress("obligations", f"every obligation through the {sandbox.backend} sandbox")
     base = settings(derandomize=options.seed is None)
     engine = Engine(
-        info, SandboxCaller(sandbox),
+        info, SandboxCaller(sandbox, recording),
         EngineOptions(examples=options.examples, settings=base, seed=options.seed),
         target=options.candidate,
     )
@@ -318,6 +334,52 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
         bad = [o.id for o in evidence.failed()]
         report.reason = f"{len(bad)} obligation{'s' if len(bad) != 1 else ''} did not pass: " + \
             ", ".join(bad)
+
+
+def _replay(info: TypeInfo, options: RunOptions, first: Sandbox, recording: Recording,
+            report: RunReport, launcher: Launcher | None, guard: bool) -> None:
+    """Step 6: a sample of the judged calls again in a fresh sandbox staged elsewhere
+    (``_replay.py``); a different answer turns the pass into ``failed``."""
+    if not recording.calls and not any(h.steps for h in recording.histories):
+        return
+    try:
+        sandbox = open_sandbox(
+            options.candidate, module=options.module, kind=options.sandbox,
+            contract_sha256=report.spec["sha256"], binds=_binds(info), limits=options.limits,
+            image=options.image, launcher=launcher, guard=guard, avoid=first.staged.inside,
+        )
+    except SandboxUnavailable as exc:
+        report.status = "sandbox_unavailable"
+        report.reason = f"the replay's sandbox could not be had: {exc}; nothing was concluded"
+        return
+    try:
+        load = sandbox.start()
+        calls, histories, mismatches = (0, 0, []) if not load.ok else replay(
+            recording, SandboxCaller(sandbox))
+    except SandboxUnavailable as exc:
+        report.status = "sandbox_unavailable"
+        report.reason = f"the replay's sandbox could not start: {exc}; nothing was concluded"
+        return
+    finally:
+        report.receipts.extend(sandbox.close())
+    report.replay = {"calls": calls, "histories": histories,
+                     "mismatches": [m.to_json() for m in mismatches]}
+    if sandbox.refusals:
+        refusal = sandbox.refusals[0]
+        report.status = "sandbox_policy_violation"
+        report.reason = (f"the runtime guard refused {refusal.event} ({refusal.where}) in the "
+                         "replay run")
+    elif not load.ok:
+        why = load.detail or (load.exc.message if load.exc else load.status)
+        report.status = "failed"
+        report.reason = f"nondeterministic: the candidate did not load in the replay run: {why}"
+    elif sandbox.tainted:
+        report.status = "sandbox_policy_violation"
+        report.reason = "the candidate wrote into the channel during the replay run"
+    elif mismatches:
+        report.status = "failed"
+        report.reason = ("nondeterministic: " + mismatches[0].sentence()
+                         + (f" (and {len(mismatches) - 1} more)" if len(mismatches) > 1 else ""))
 
 
 def _sandbox_info(sandbox: Sandbox, limits: Limits) -> dict[str, Any]:

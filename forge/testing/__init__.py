@@ -13,7 +13,7 @@ from ._engine import Engine, EngineOptions
 from ._evidence import ObligationEvidence, RunEvidence
 from ._inprocess import InProcessCaller, load_target
 from ._options import TestOptions
-from ._oracle import Outcome, Raised
+from ._oracle import Outcome, Raised, describe, describe_outcome
 from ._strategies import REAL_LIMIT, Box, analyse, apply_alphabet, fold_length, spec_alphabet
 
 __all__ = [
@@ -35,6 +35,8 @@ __all__ = [
     "analyse",
     "apply_alphabet",
     "count_checks",
+    "describe",
+    "describe_outcome",
     "fold_length",
     "load_target",
     "spec_alphabet",

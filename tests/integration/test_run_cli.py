@@ -96,10 +96,14 @@ def test_a_correct_candidate_passes_with_receipts(
     assert doc["obligations"] and all(o["status"] == "passed" for o in doc["obligations"])
     assert all(o["inputs"] >= 40 for o in doc["obligations"])
     receipts = doc["receipts"]
-    assert len(receipts) == 1 and receipts[0]["ended"] == "closed"
-    assert receipts[0]["backend"] == backend
-    assert receipts[0]["candidate_sha256"] == doc["candidate"]["sha256"]
-    assert receipts[0]["contract_sha256"] == doc["spec"]["sha256"]
+    # the judged run's sandbox, then the replay's (a fresh one, staged elsewhere)
+    assert [r["ended"] for r in receipts] == ["closed", "closed"]
+    for receipt in receipts:
+        assert receipt["backend"] == backend
+        assert receipt["candidate_sha256"] == doc["candidate"]["sha256"]
+        assert receipt["contract_sha256"] == doc["spec"]["sha256"]
+    assert doc["replay"]["mismatches"] == [] and doc["replay"]["calls"] > 0
+    assert receipts[1]["calls"] == doc["replay"]["calls"]
     assert receipts[0]["calls"] >= sum(o["inputs"] for o in doc["obligations"]) // 3
     assert doc["warnings"] == []
 
@@ -127,7 +131,8 @@ def test_the_text_report_says_where_it_ran(capsys: pytest.CaptureFixture[str]) -
     assert code == 0
     assert out.startswith("clamp: passed: ")
     assert "sandbox: process" in out and "posture: policy default, accepted" in out
-    assert "receipts: 1 sandbox start" in out
+    assert "receipts: 2 sandbox starts" in out  # the judged run and its replay
+    assert "histories again in a fresh sandbox staged elsewhere: the same answers" in out
 
 
 def test_a_candidate_that_cannot_be_imported_fails(
