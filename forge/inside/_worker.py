@@ -569,26 +569,38 @@ OUTPUT: OutputBudget | None = None
 """The budget of the streams installed by ``_redirect_output``."""
 
 
-def _rehome(*classes: type) -> None:
-    """Give the stream classes' functions a namespace of their own.
-
-    The candidate can always reach ``sys.stdout``; were its methods' ``__globals__`` this
-    module's, one attribute read would hand over the encoder and the channel (no audit
-    event fires for it).  Rebuilt over a small dictionary, they lead nowhere."""
+def _rehomed(function: Any, home: dict[str, Any]) -> Any:
+    """``function`` over the namespace ``home`` instead of this module's globals."""
     import types
 
-    home: dict[str, Any] = {"__builtins__": _builtins, "os": os, "Any": Any,
-                            "__name__": "_derivative_streams"}
+    fresh = types.FunctionType(function.__code__, home, function.__name__,
+                               function.__defaults__, function.__closure__)
+    fresh.__qualname__ = function.__qualname__
+    fresh.__kwdefaults__ = function.__kwdefaults__
+    return fresh
+
+
+def _rehome(*classes: type, home: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Give classes the candidate can reach a namespace of their own.
+
+    The candidate can always reach ``sys.stdout`` (and, past the posture, the guard's
+    thread wrapper); were their methods' ``__globals__`` this module's, one attribute read
+    would hand over the encoder and the channel (no audit event fires for it).  Rebuilt
+    over a small dictionary, they lead nowhere.  Returns that dictionary."""
+    import types
+
+    home = home if home is not None else {}
+    home.update({"__builtins__": _builtins, "os": os, "Any": Any,
+                 "__name__": "_derivative_sandbox"})
     home.update((cls.__name__, cls) for cls in classes)
     for cls in classes:
         for name, member in list(vars(cls).items()):
             target = member.fget if isinstance(member, property) else member
             if not isinstance(target, types.FunctionType):
                 continue
-            fresh = types.FunctionType(target.__code__, home, target.__name__,
-                                       target.__defaults__, target.__closure__)
-            fresh.__qualname__ = target.__qualname__
+            fresh = _rehomed(target, home)
             setattr(cls, name, property(fresh) if isinstance(member, property) else fresh)
+    return home
 
 
 _rehome(OutputBudget, _BudgetStream, BoundedBytes, BoundedText)
@@ -1361,8 +1373,25 @@ def _dunder(name: Any) -> bool:
     return isinstance(name, str) and name.startswith("__") and name.endswith("__")
 
 
-def install_guard(guard: Guard) -> None:
-    """Add the audit hook (it cannot be removed, by anyone, for the process's life)."""
+def _guard_home() -> dict[str, Any]:
+    """The namespace the guard's code runs over (``_rehome``): what it uses, no more."""
+    home = _rehome(Guard)
+    home.update({"json": json, "sys": sys, "GUARD_SITES": GUARD_SITES, "GUARD_FREE": GUARD_FREE,
+                 "FRAME_ATTRS": FRAME_ATTRS, "_WRITE_FLAGS": _WRITE_FLAGS,
+                 "GUARD_EXIT": GUARD_EXIT, "_os_write": _os_write, "_os_exit": _os_exit,
+                 "MAX_TEXT": MAX_TEXT})
+    for function in (_short, _dunder, _stdlib_dir, _guard_functions):
+        home[function.__name__] = _rehomed(function, home)
+    return home
+
+
+def _guard_functions(guard: Guard, real_start: Any) -> tuple[Any, Any]:
+    """The audit hook and the thread-start wrapper, closed over ``guard`` only.
+
+    Python 3.11 raises no audit event when a thread starts, and a thread is what lets a
+    candidate act on the runner's pipes after its call returned; so ``_thread``'s start
+    functions are replaced by a wrapper that asks the guard first (the explorer's
+    threads, started by ``threading.Thread.start`` from the explorer, are allowed)."""
     import _thread
 
     busy: set[int] = set()
@@ -1370,16 +1399,14 @@ def install_guard(guard: Guard) -> None:
     getframe = sys._getframe
     free = GUARD_FREE
 
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event in free:
-            return
+    def check(event: str, args: tuple[Any, ...], depth: int) -> None:
         me = get_ident()
-        if me in busy:  # the hook's own sys._getframe
+        if me in busy:  # the guard's own sys._getframe
             return
         busy.add(me)
         try:
             try:
-                where = guard.allowed(event, args, getframe(1))
+                where = guard.allowed(event, args, getframe(depth + 1))
             except BaseException as exc:  # fail closed
                 where = f"the guard failed: {type(exc).__name__}"
         finally:
@@ -1387,6 +1414,31 @@ def install_guard(guard: Guard) -> None:
         if where is not None:
             guard.refuse(event, where)
 
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event not in free:
+            check(event, args, 1)
+
+    def start_new_thread(function: Any, args: Any, kwargs: Any = None) -> Any:
+        check("_thread.start_new_thread", (), 1)
+        if kwargs is None:
+            return real_start(function, args)
+        return real_start(function, args, kwargs)
+
+    return hook, start_new_thread
+
+
+def install_guard(guard: Guard) -> None:
+    """Add the audit hook (it cannot be removed, by anyone, for the process's life) and
+    put the guarded thread start in place of ``_thread``'s (and ``threading``'s copy)."""
+    import _thread
+
+    home = _guard_home()
+    hook, start = home["_guard_functions"](guard, _thread.start_new_thread)
+    _thread.start_new_thread = start
+    _thread.start_new = start
+    threading = _modules_get("threading")
+    if threading is not None:
+        threading._start_new_thread = start  # type: ignore[attr-defined]
     sys.addaudithook(hook)
 
 

@@ -317,7 +317,8 @@ def test_the_plain_fallback_is_labelled_weaker(
     write_candidate: Callable[..., Path], listening_port: int
 ) -> None:
     plain = ProcessLauncher(namespaces=False)
-    with open_sandbox(write_candidate(PROBES), contract_sha256="c", launcher=plain, guard=False) as sb:
+    with open_sandbox(write_candidate(PROBES), contract_sha256="c", launcher=plain,
+                      guard=False) as sb:
         assert any(i.startswith("weaker:plain-child") for i in sb.isolation)
         assert not any(i.startswith("namespace:") for i in sb.isolation)
         assert sb.call("connect", [listening_port]).value == "connected"
