@@ -113,6 +113,12 @@ class RunDocument(_Model):
     posture: PostureVerdict | None = Field(
         description="the static posture verdict; null when the posture was not checked"
     )
+    enforcing: bool | None = Field(
+        default=None,
+        description="whether the evidence was gathered under an enforcing policy (the static "
+                    "posture refusing and the runtime guard installed); false marks evidence "
+                    "that is only as trustworthy as the code itself; null when nothing ran "
+                    "behind a policy")
     obligations: list[ObligationResult]
     unknowns: list[str] = Field(description="solver questions that could not be decided")
     warnings: list[str] = Field(

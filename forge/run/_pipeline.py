@@ -123,6 +123,7 @@ class RunReport:
             },
             "sandbox": self.sandbox,
             "posture": self.posture,
+            "enforcing": None if self.posture is None else self.posture.enforced,
             "obligations": obligations,
             "unknowns": self.unknowns,
             "warnings": self.warnings,

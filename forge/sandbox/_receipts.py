@@ -48,6 +48,13 @@ class RunReceipt(BaseModel):
     protocol_errors: int = Field(
         default=0, description="frames rejected as malformed, oversize or unrequested"
     )
+    guard: bool = Field(
+        default=False,
+        description="whether the runner was asked to install the runtime guard (audit hook)")
+    refusals: tuple[str, ...] = Field(
+        default=(), description="what the runtime guard refused: 'EVENT (WHERE)'")
+    layout: str | None = Field(
+        default=None, description="where the candidate's folder was shown inside the sandbox")
 
 
 def new_run_id() -> str:

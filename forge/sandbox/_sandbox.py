@@ -482,6 +482,9 @@ class Sandbox:
                 isolation=current.running.isolation,
                 ended=ended,
                 protocol_errors=current.protocol_errors,
+                guard=self.guard,
+                refusals=tuple(f"{r.event} ({r.where})" for r in self.refusals),
+                layout=self.staged.inside,
             )
         )
 

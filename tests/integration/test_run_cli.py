@@ -103,6 +103,10 @@ def test_a_correct_candidate_passes_with_receipts(
         assert receipt["candidate_sha256"] == doc["candidate"]["sha256"]
         assert receipt["contract_sha256"] == doc["spec"]["sha256"]
     assert doc["replay"]["mismatches"] == [] and doc["replay"]["calls"] > 0
+    assert doc["enforcing"] is True and all(r["guard"] for r in receipts)
+    # the replay's checkout stands somewhere else than the judged run's
+    assert receipts[0]["layout"] != receipts[1]["layout"]
+    assert all(r["layout"].startswith("/home/") for r in receipts)
     assert receipts[1]["calls"] == doc["replay"]["calls"]
     assert receipts[0]["calls"] >= sum(o["inputs"] for o in doc["obligations"]) // 3
     assert doc["warnings"] == []
