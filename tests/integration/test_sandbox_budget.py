@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from _hostile import ENTRIES, HOSTILE_DIR, LIMITS, HostProbes, host_probes, run_program
 
+from derivative.forge.sandbox._cgroup import SandboxCgroup
 from derivative.forge.sandbox._process import ProcessLauncher
 from derivative.forge.sandbox._sandbox import Launcher, open_sandbox
 
@@ -110,6 +111,35 @@ def test_children_share_one_memory_budget(
         assert "swap:none" in record.isolation
         assert all(budget in r["isolation"] or "memory:cgroup-v2" in str(r["isolation"])
                    for r in record.receipts)
+
+
+def test_without_a_memory_controller_fewer_processes_share_the_budget(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The rlimit fallback: RLIMIT_NPROC x RLIMIT_AS <= the budget, and the evidence says
+    that it is weaker.  Under 512 MiB: 2 processes of 256 MiB address space, so the
+    worker forks one child, whose 300 MiB block meets a MemoryError."""
+    original = SandboxCgroup.create.__func__  # type: ignore[attr-defined]
+
+    def pids_only(cls: type[SandboxCgroup], pids: int, memory: int | None) -> Any:
+        return original(cls, pids, None)
+
+    monkeypatch.setattr(SandboxCgroup, "create", classmethod(pids_only))
+    source = (HOSTILE_DIR / "memory_children.py").read_text("utf-8")
+    (tmp_path / "memory_children.py").write_text(source, "utf-8")
+    with PeakResident(b"memory_children") as resident, open_sandbox(
+        tmp_path / "memory_children.py", contract_sha256="0" * 64,
+        launcher=ProcessLauncher(), limits=LIMITS,
+    ) as sb:
+        assert sb.call("f", [1]).value == 2
+        isolation = sb.isolation
+        assert sb.call("f", [2]).value == 3
+    assert resident.peak < LIMITS.memory_bytes, resident.peak
+    assert "rlimit:nproc=2" in isolation and f"rlimit:as={256 << 20}" in isolation, isolation
+    assert f"memory:rlimit-fallback=2x{256 << 20}" in isolation, isolation
+    assert any(i.startswith("weaker:memory-per-process") for i in isolation), isolation
+    assert not any(i.startswith("memory:cgroup-") for i in isolation), isolation
+    assert any(i.startswith("cgroup:pids.max=") for i in isolation), isolation
 
 
 def _errnos(result: Any) -> dict[str, int]:
