@@ -209,8 +209,9 @@ class SandboxCgroup:
     def evidence(self, pid: int) -> list[str]:
         """What the host can state about ``pid``'s cgroups, read from their files."""
         found: list[str] = []
-        if self.contains(pid, "pids"):
-            found.append(f"cgroup:pids.max={self.limit('pids')}")
+        pids = self.limit("pids")
+        if pids is not None and self.contains(pid, "pids"):
+            found.append(f"cgroup:pids.max={pids}")
         memory = self.limit("memory")
         if memory is not None and self.contains(pid, "memory"):
             found.append(f"memory:cgroup-{self.memory_version}={memory}")
