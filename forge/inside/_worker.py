@@ -34,7 +34,9 @@ Why it is built the way it is:
   request): fresh namespaces through ``unshare(2)`` (via ``ctypes``: Python 3.11 has no
   ``os.unshare``), a private read-only root built from read-only bind mounts and entered
   with ``pivot_root(2)``, an empty tmpfs ``/tmp``, an unprivileged id, no capabilities,
-  ``no_new_privs`` and resource limits.  The host verifies the outcome independently from
+  ``no_new_privs``, resource limits and, last, a seccomp filter (a classic BPF program
+  written here: no library needs to be reachable from inside the new root) that refuses
+  the system calls only an escape needs.  The host verifies the outcome independently from
   ``/proc``; what the worker reports is only a cross-check.
 - **The candidate's output is bounded in the interpreter.**  ``sys.stdout`` and
   ``sys.stderr`` become writers that forward at most ``OUTPUT_CAP`` bytes in all (the
@@ -1469,6 +1471,44 @@ ST_TO_MS = {1: MS_RDONLY, 2: MS_NOSUID, 4: MS_NODEV, 8: MS_NOEXEC, 1024: MS_NOAT
 """statvfs ``f_flag`` bits -> mount flags, to keep a bind mount's locked flags on remount."""
 
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+
+SECCOMP_REFUSED: dict[str, tuple[int, int | None]] = {  # name: (x86_64, aarch64)
+    # namespaces and mounts: a new user namespace gives every capability inside it, the
+    # first step of most container escapes; the mount calls (old and new API) rebuild a view
+    "unshare": (272, 97), "setns": (308, 268), "mount": (165, 40), "umount2": (166, 39),
+    "pivot_root": (155, 41), "chroot": (161, 51), "open_tree": (428, 428),
+    "move_mount": (429, 429), "fsopen": (430, 430), "fsconfig": (431, 431),
+    "fsmount": (432, 432), "fspick": (433, 433), "mount_setattr": (442, 442),
+    # other processes' memory and descriptors
+    "ptrace": (101, 117), "process_vm_readv": (310, 270), "process_vm_writev": (311, 271),
+    "pidfd_getfd": (438, 438), "move_pages": (279, 239), "migrate_pages": (256, 238),
+    # kernel attack surface that exploits lean on: BPF, perf, userfaultfd, io_uring
+    "bpf": (321, 280), "perf_event_open": (298, 241), "userfaultfd": (323, 282),
+    "io_uring_setup": (425, 425), "io_uring_enter": (426, 426),
+    "io_uring_register": (427, 427),
+    # the keyring is per user id, not per namespace: id 65534 shares it with the host
+    "keyctl": (250, 219), "add_key": (248, 217), "request_key": (249, 218),
+    # the kernel, the machine, the clock, file handles (capabilities guard these already)
+    "init_module": (175, 105), "finit_module": (313, 273), "delete_module": (176, 106),
+    "kexec_load": (246, 104), "kexec_file_load": (320, 294), "reboot": (169, 142),
+    "open_by_handle_at": (304, 265), "name_to_handle_at": (303, 264), "acct": (163, 89),
+    "swapon": (167, 224), "swapoff": (168, 225), "quotactl": (179, 60),
+    "quotactl_fd": (443, 443), "settimeofday": (164, 170), "clock_settime": (227, 112),
+    "adjtimex": (159, 171), "clock_adjtime": (305, 266), "ioperm": (173, None),
+    "iopl": (172, None), "syslog": (103, 116), "lookup_dcookie": (212, 18),
+    "fanotify_init": (300, 262),
+}
+"""System calls the seccomp filter answers with EPERM: only an escape needs them."""
+
+SECCOMP_ARCH = {"x86_64": (0, 0xC000003E), "aarch64": (1, 0xC00000B7)}
+"""machine -> (column of ``SECCOMP_REFUSED``, AUDIT_ARCH_*)."""
+SYS_CLONE = (56, 220)
+SYS_CLONE3 = (435, 435)
+CLONE_NEWCGROUP = 0x02000000
+CLONE_NAMESPACES = (CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC
+                    | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET)
 
 SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203,
                   "s390x": 217, "armv7l": 218}
@@ -1665,6 +1705,57 @@ def _apply_rlimits(limits: dict[str, Any]) -> list[str]:
     return done
 
 
+def _seccomp_program(machine: str) -> list[tuple[int, int, int, int]] | None:
+    """The classic BPF filter, as (code, jt, jf, k), for ``machine``; None where unknown.
+
+    A foreign architecture (a 32-bit ``int 0x80`` call) or the x32 ABI (numbers with bit
+    30 set) kills the process: the numbers would mean other calls, and switching ABI is
+    the dodge itself.  Refused calls return EPERM, so the candidate sees an ordinary
+    error.  clone3 returns ENOSYS: its flags sit in memory a filter cannot read, and the C
+    library then falls back to clone, whose flags (first argument, low word) are checked
+    for namespace bits.
+    """
+    arch = SECCOMP_ARCH.get(machine)
+    if arch is None:
+        return None
+    column, audit = arch
+    load, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    kill, allow, fail = 0x80000000, 0x7FFF0000, 0x00050000
+    eperm = fail | errno.EPERM
+    program = [(load, 0, 0, 4), (jeq, 1, 0, audit), (ret, 0, 0, kill), (load, 0, 0, 0)]
+    if machine == "x86_64":
+        program += [(jge, 0, 1, 0x40000000), (ret, 0, 0, kill)]
+    numbers = [pair[column] for pair in SECCOMP_REFUSED.values()]  # None: not on machine
+    refused = [(number, eperm) for number in numbers if number is not None]
+    for number, action in [*refused, (SYS_CLONE3[column], fail | errno.ENOSYS)]:
+        program += [(jeq, 0, 1, number), (ret, 0, 0, action)]
+    return program + [(jeq, 0, 3, SYS_CLONE[column]), (load, 0, 0, 16),
+                      (jset, 0, 1, CLONE_NAMESPACES), (ret, 0, 0, eperm), (ret, 0, 0, allow)]
+
+
+def _install_seccomp(libc: Any) -> str:
+    """Install the filter (inherited by every later thread and child); what was done."""
+    import ctypes
+
+    program = _seccomp_program(os.uname().machine)
+    if program is None:
+        raise SetupError(f"seccomp: no filter for {os.uname().machine}")
+
+    class Instruction(ctypes.Structure):
+        _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8),
+                    ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(Instruction))]
+
+    code = (Instruction * len(program))(*(Instruction(*i) for i in program))
+    fprog = Program(len(program), code)
+    _check(libc.prctl(ctypes.c_int(PR_SET_SECCOMP), ctypes.c_ulong(SECCOMP_MODE_FILTER),
+                      ctypes.byref(fprog), ctypes.c_ulong(0), ctypes.c_ulong(0)),
+           "seccomp filter")
+    return f"seccomp:filter ({len(SECCOMP_REFUSED)} calls refused)"
+
+
 def _redirect_output(log_fd: int | None, cap: int = OUTPUT_CAP) -> None:
     """Point fds 0, 1, 2 away from the channel: stdin empty, prints to the log or nowhere;
     the Python streams (``__stdout__`` and ``__stderr__`` too) forward ``cap`` bytes."""
@@ -1730,7 +1821,7 @@ def setup(worker: Worker, request: dict[str, Any]) -> int | None:
             return 4
     elif cfg.get("workdir"):
         os.chdir(cfg["workdir"])
-    done.extend(_confine(libc, cfg, namespaces, user_ns))
+    done.extend(_confine(libc, cfg, namespaces, user_ns, errors))
     worker.reply(rid, {"stage": "ready", "isolation": done, "errors": errors,
                        "python": sys.version.split()[0], "uid": os.getuid()})
     return None
@@ -1784,9 +1875,11 @@ def _become_pid_one(worker: Worker, rid: Any) -> int | None:
 
 
 def _confine(libc: Any, cfg: dict[str, Any], namespaces: tuple[str, ...],
-             user_ns: bool) -> list[str]:
+             user_ns: bool, errors: list[str]) -> list[str]:
     """The last steps before the candidate may be imported: host name, umask, output
-    bounded and away from the channel, the drop to the unprivileged id, the limits."""
+    bounded and away from the channel, the drop to the unprivileged id, the limits and,
+    last (it needs ``no_new_privs``, and the steps before need the calls it refuses),
+    the seccomp filter when asked (the process backend; Docker keeps the engine's)."""
     if "uts" in namespaces:
         libc.sethostname(b"sandbox", len(b"sandbox"))
     os.umask(0o077)
@@ -1797,6 +1890,11 @@ def _confine(libc: Any, cfg: dict[str, Any], namespaces: tuple[str, ...],
                      cap if type(cap) is int and cap >= 0 else OUTPUT_CAP)
     done = _drop_privileges(libc, cfg, user_ns)
     done.extend(_apply_rlimits(cfg.get("rlimits") or {}))
+    if cfg.get("seccomp"):
+        try:
+            done.append(_install_seccomp(libc))
+        except SetupError as exc:
+            errors.append(str(exc))
     return done
 
 

@@ -87,9 +87,10 @@ class SandboxCaller:
     ) -> Iterator[Interleaving]:
         """The interleavings explored inside the sandbox, batch by batch.
 
-        A timeout, a crash or a protocol error while exploring ends the exploration
-        with one last interleaving marked as a deadlock (the calls never finished), so
-        that it fails the invariant instead of leaving it passed on what came before;
+        A timeout, a crash, an exceeded memory budget or a protocol error while exploring
+        ends the exploration with one last interleaving marked as a deadlock (the calls
+        never finished), so that it fails the invariant instead of leaving it passed on
+        what came before;
         a request the worker could not serve (no such class, an argument it cannot
         decode) is an ``EngineError``, and the invariant keeps its note.
         """
@@ -113,7 +114,7 @@ class SandboxCaller:
                     raised = getattr(result, "exc", None)
                     detail = str(getattr(result, "detail", "") or
                                  (raised.message if raised is not None else status))
-                    if status in ("timeout", "crashed", "protocol_error"):
+                    if status in ("timeout", "crashed", "out_of_memory", "protocol_error"):
                         failed = Outcome(raised=Raised((_sandbox_class(status),), detail))
                         yield Interleaving(f"sandbox {status.replace('_', ' ')}: {detail}",
                                            [], [failed for _ in calls], trace=detail,

@@ -1,10 +1,14 @@
 """The Docker backend: the worker in a hardened, throw-away container.
 
 Settings (docs/architecture.md "Sandboxes"): no network, a read-only root, a tmpfs ``/tmp``, all
-capabilities dropped, ``no-new-privileges``, user 65534, memory (swap included), pids and CPU
-limits, rlimits, no log driver (the candidate cannot fill the host's disk through its
-output), and a wall clock enforced from outside: the host kills the container when a call
-overruns.  The container is always removed.
+capabilities dropped, ``no-new-privileges``, user 65534, the engine's default seccomp
+profile (kept: it already refuses what the process backend's own filter refuses, except
+ptrace inside the container), one memory budget for the container (swap included), pids
+and CPU limits, rlimits, no log driver (the candidate cannot fill the host's disk through
+its output), and a wall clock enforced from outside: the host kills the container when a
+call overruns.  The container is always removed.  Where the engine runs on this host,
+the container's memory cgroup is found from its process, and its OOM-kill counter is read
+around every request, so that an exceeded budget is reported as such.
 
 The image is looked up with ``images.get`` and never pulled (docker-py's ``containers.run``
 would silently pull a missing image); no engine or no image is ``SandboxUnavailable`` with
@@ -31,10 +35,12 @@ import os
 import select
 import socket
 import time
+from pathlib import Path
 from typing import Any, Literal
 
 from derivative._errors import SandboxUnavailable
 
+from ._cgroup import Version, cgroup_of, oom_kills_in
 from ._channel import (
     ChannelError,
     ChannelTimeout,
@@ -162,6 +168,24 @@ class DockerRunning(Running):
         self.image_id = image_id
         self.started_monotonic = time.monotonic()
         self._removed = False
+        self.memory_cgroup: tuple[Path, Version] | None = None
+        """The container's memory cgroup on this host (None: the engine is elsewhere)."""
+        self._oom_last = 0
+
+    def oom_kills(self) -> int | None:
+        """The container's OOM kills: its cgroup's counter while it exists; once the
+        container is gone (its cgroup with it), what the engine says of its end."""
+        if self.memory_cgroup is None:
+            return None
+        count = oom_kills_in(*self.memory_cgroup)
+        if count is not None:
+            self._oom_last = count
+            return count
+        try:
+            state = self.client.api.inspect_container(self.cid).get("State") or {}
+        except Exception:
+            return self._oom_last
+        return self._oom_last + (1 if state.get("OOMKilled") else 0)
 
     def kill(self) -> None:
         # Close the attach socket first: while a flooding container's output sits unread in
@@ -197,10 +221,12 @@ class DockerRunning(Running):
         return bytes(self.transport.stderr_tail[-4000:]).decode("utf-8", "replace").strip()
 
 
-def _isolation_from_inspect(info: dict[str, Any]) -> tuple[str, ...]:
+def _isolation_from_inspect(info: dict[str, Any], engine_seccomp: str | None) -> tuple[str, ...]:
     """The container's isolation: read from ``/proc`` of its process where this host can
     see it (the engine runs here), else as the engine reports its settings; limits and the
-    read-only root always as the engine reports them (never merely as requested)."""
+    read-only root always as the engine reports them (never merely as requested); the
+    seccomp profile as the engine names it (``engine_seccomp``) unless the container
+    overrides it."""
     host = info.get("HostConfig") or {}
     config = info.get("Config") or {}
     pid = int((info.get("State") or {}).get("Pid") or 0)
@@ -237,7 +263,24 @@ def _isolation_from_inspect(info: dict[str, Any]) -> tuple[str, ...]:
         found.append(f"rlimit:{ulimit.get('Name')}={ulimit.get('Soft')}")
     if not host.get("Privileged"):
         found.append("unprivileged")
+    overridden = any(str(o).startswith("seccomp") for o in host.get("SecurityOpt") or [])
+    if engine_seccomp and not overridden and not host.get("Privileged"):
+        found.append(f"seccomp:docker-{engine_seccomp}")
     return tuple(found)
+
+
+def _engine_seccomp(client: Any) -> str | None:
+    """The engine's seccomp profile (``default`` for its built-in one), from its info."""
+    try:
+        options = client.info().get("SecurityOptions") or []
+    except Exception:
+        return None
+    for option in options:
+        fields = dict(part.partition("=")[::2] for part in str(option).split(","))
+        if fields.get("name") == "seccomp":
+            profile = fields.get("profile") or "default"
+            return "default" if profile == "builtin" else profile
+    return None
 
 
 class DockerLauncher(Launcher):
@@ -249,6 +292,8 @@ class DockerLauncher(Launcher):
         self.client = client
         self.image_id = image_id
         self.tag = tag
+        self.seccomp = _engine_seccomp(client)
+        """The engine's seccomp profile (asked once): every container keeps it."""
 
     @classmethod
     def connect(cls, image: str = DEFAULT_IMAGE, *, ping_timeout: float = 10.0) -> DockerLauncher:
@@ -338,7 +383,12 @@ class DockerLauncher(Launcher):
                               "output_cap": limits.output_bytes}}
             stage_value(channel.request(setup, deadline, decode=False), "unshared")
             stage_value(channel.receive(0, deadline), "ready")
-            running.isolation = _isolation_from_inspect(api.inspect_container(cid))
+            info = api.inspect_container(cid)
+            running.isolation = _isolation_from_inspect(info, self.seccomp)
+            pid = int((info.get("State") or {}).get("Pid") or 0)
+            found = cgroup_of("memory", pid) if pid > 0 else None
+            if found is not None and cid in str(found[0]):  # this container's, on this host
+                running.memory_cgroup = found
         except (ChannelError, OSError, DockerException) as exc:
             diagnostics = running.diagnostics()
             running.kill()

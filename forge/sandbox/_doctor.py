@@ -4,7 +4,9 @@ The doctor does not guess from kernel version numbers: it starts a real process-
 sandbox with an empty candidate and reports the isolation features the host verified, then
 does the same with Docker when an engine and the image are there.  Around that it reports
 the facts that explain a missing feature (user-namespace sysctls, the cgroup pids
-controller, the engine, the image, what an offline image build would use).
+controller, which mechanism holds the sandbox's memory budget, whether the kernel offers
+seccomp filters for this architecture, the engine, the image, what an offline image
+build would use).
 """
 
 from __future__ import annotations
@@ -37,6 +39,11 @@ class Report:
     process_isolation: tuple[str, ...] = ()
     docker_isolation: tuple[str, ...] = ()
     auto: str = "process"
+    memory_budget: str = "rlimit-fallback"
+    """What holds a process sandbox's memory budget: cgroup-v1, cgroup-v2 or
+    rlimit-fallback (processes x address space)."""
+    seccomp: bool = False
+    """Whether the process sandbox's worker was seen under its seccomp filter."""
 
     def add(self, topic: str, ok: bool, detail: str) -> None:
         self.findings.append(Finding(topic, ok, detail))
@@ -55,6 +62,8 @@ class Report:
             "process_isolation": list(self.process_isolation),
             "docker_isolation": list(self.docker_isolation),
             "auto": self.auto,
+            "memory_budget": self.memory_budget,
+            "seccomp": self.seccomp,
         }
 
 
@@ -79,15 +88,55 @@ def _kernel_facts(report: Report) -> None:
     report.add("running as", True, "root (the sandbox runs as the real id 65534)"
                if os.geteuid() == 0 else f"uid {os.geteuid()} (the sandbox keeps this id, "
                "with no capabilities)")
-    from ._process import PidsCgroup
+    _cgroup_facts(report)
 
-    cgroup = PidsCgroup.create(8)
-    if cgroup is None:
+
+def _cgroup_facts(report: Report) -> None:
+    """Try the cgroups a process sandbox would get: pids.max and the memory budget."""
+    from ._cgroup import SandboxCgroup
+    from ._process import MIN_PROCESS_AS
+
+    cgroup = SandboxCgroup.create(8, 64 << 20)
+    folders = cgroup.folders if cgroup is not None else {}
+    if "pids" in folders:
+        report.add("cgroup pids", True,
+                   f"a nested cgroup with pids.max works ({folders['pids'][0]})")
+    else:
         report.add("cgroup pids", False, "cannot create a cgroup with pids.max here; only "
                    "RLIMIT_NPROC limits processes (it counts every process of the id)")
+    if cgroup is not None and "memory" in folders:
+        version = cgroup.memory_version
+        report.memory_budget = f"cgroup-{version}"
+        files = ("memory.max + memory.swap.max=0" if version == "v2" else
+                 "memory.limit_in_bytes + memory.memsw.limit_in_bytes")
+        swap = {"none": "swap counted", "swappiness-0": "swap not accounted by the kernel: "
+                "swappiness 0", "unaccounted": "swap not counted"}[cgroup.swap]
+        report.add("memory budget", cgroup.swap == "none",
+                   f"cgroup {version} ({files}; {swap}): one budget for every process of "
+                   f"the sandbox ({folders['memory'][0]})")
     else:
-        report.add("cgroup pids", True, f"a nested cgroup with pids.max works ({cgroup.path})")
+        report.add("memory budget", False,
+                   "rlimit fallback: no usable memory cgroup here, so RLIMIT_NPROC is lowered "
+                   f"until processes x RLIMIT_AS fits the budget ({MIN_PROCESS_AS >> 20} MiB "
+                   "of address space each at least)")
+    if cgroup is not None:
         cgroup.remove()
+
+
+def _seccomp_facts(report: Report, isolation: tuple[str, ...]) -> None:
+    """Whether the kernel has seccomp filters, and whether the process sandbox's worker
+    was seen under its filter (read from its ``/proc`` status by the host)."""
+    status = _read("/proc/self/status") or ""
+    has_field = any(line.startswith("Seccomp:") for line in status.splitlines())
+    actions = (_read("/proc/sys/kernel/seccomp/actions_avail") or "").split()
+    seen = "seccomp:filter" in isolation
+    why = [i for i in isolation if i.startswith("weaker:no-seccomp")]
+    detail = (f"{'in this kernel' if has_field else 'not in this kernel'} (actions: "
+              f"{' '.join(actions) or 'unknown'}); the process sandbox "
+              + ("runs under its filter (escape calls refused with EPERM)" if seen else
+                 "did not get its filter" + (f": {why[0]}" if why else "")))
+    report.seccomp = has_field and seen
+    report.add("seccomp", report.seccomp, detail)
 
 
 def _try_sandbox(launcher: Any) -> tuple[float, tuple[str, ...], str]:
@@ -122,11 +171,13 @@ def diagnose(image: str | None = None) -> Report:
     try:
         seconds, isolation, problem = _try_sandbox(ProcessLauncher())
         report.process_isolation = isolation
+        _seccomp_facts(report, isolation)
         weak = [i for i in isolation if i.startswith("weaker:")]
         report.add("process sandbox", not weak and not problem,
                    f"started and answered in {seconds:.3f}s; "
                    + (problem + "; " if problem else "") + ", ".join(isolation))
     except DerivativeError as exc:
+        _seccomp_facts(report, ())
         report.add("process sandbox", False, str(exc))
     tag = image or DEFAULT_IMAGE
     try:

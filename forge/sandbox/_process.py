@@ -14,9 +14,17 @@ Why these choices (measured on the development machine, see docs/architecture.md
 - a user namespace that maps root to root (or to 65534 inside) still reads root's 0600
   files, so when the host runs as root it writes the id maps itself (``0 0 1`` and
   ``65534 65534 1``) and the worker switches to the *real* id 65534;
-- a PID namespace does not limit how many processes a fork bomb makes: the child joins a
-  cgroup with ``pids.max`` (v1 or v2, nested under the host's own cgroup) and
-  RLIMIT_NPROC is set as well;
+- a PID namespace does not limit how many processes a fork bomb makes, and RLIMIT_AS is a
+  limit per process: the child joins cgroups (``_cgroup.py``, v1 or v2, nested under the
+  host's own) with ``pids.max`` and one memory budget for all its processes together
+  (``Limits.memory_bytes``, swap included).  RLIMIT_AS stays at the same figure, so that a
+  single process meets a ``MemoryError`` before the cgroup's OOM killer; where no memory
+  controller is usable, RLIMIT_NPROC is lowered so that processes x RLIMIT_AS stays within
+  the budget, and the evidence says ``weaker:memory-per-process``;
+- after the namespaces, the new root and the drop to id 65534, the worker installs a
+  seccomp filter (``_worker.py``) that refuses the system calls only an escape needs
+  (new namespaces, mounts, ptrace, BPF, the keyring, ...); the host reads ``Seccomp:``
+  from ``/proc/PID/status`` itself;
 - ``-S`` because importing ``site`` costs ~60 ms in some interpreters and the sandbox offers
   the standard library only (as the Docker image does);
 - the host does not believe the worker's account of its isolation: every feature in the
@@ -35,7 +43,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import select
 import signal
 import subprocess
@@ -48,6 +55,7 @@ from typing import IO, Any, Literal
 
 from derivative._errors import SandboxUnavailable
 
+from ._cgroup import SandboxCgroup
 from ._channel import (
     ChannelError,
     ChannelTimeout,
@@ -67,6 +75,9 @@ SCRUBBED_ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8",
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+MIN_PROCESS_AS = 256 << 20
+"""The least address space the rlimit fallback gives one process: a Python with a few
+threads reserves about that much (stacks, malloc arenas)."""
 NAMESPACES = {"user": "user", "mnt": "mount", "net": "network", "pid": "pid", "ipc": "ipc",
               "uts": "uts"}
 LOG_TAIL = 4000
@@ -102,103 +113,6 @@ class PipeTransport:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self.write_fd = self.read_fd = -1
-
-
-# --------------------------------------------------------------------------- cgroups
-
-
-def _own_cgroup(controller: str) -> tuple[Path, str] | None:
-    """The mount point of ``controller``'s hierarchy and this process's path in it."""
-    mounts: dict[str, Path] = {}
-    v2: Path | None = None
-    try:
-        with open("/proc/self/mountinfo", encoding="utf-8") as f:
-            for line in f:
-                left, _, right = line.partition(" - ")
-                fields = left.split()
-                rest = right.split()
-                if len(fields) < 5 or len(rest) < 3:
-                    continue
-                if rest[0] == "cgroup2":
-                    v2 = Path(fields[4])
-                elif rest[0] == "cgroup" and controller in rest[2].split(","):
-                    mounts["v1"] = Path(fields[4])
-        with open("/proc/self/cgroup", encoding="utf-8") as f:
-            for line in f:
-                _, controllers, path = line.rstrip("\n").split(":", 2)
-                if "v1" in mounts and controller in controllers.split(","):
-                    return mounts["v1"], path
-                if controllers == "" and v2 is not None and "v1" not in mounts:
-                    return v2, path
-    except (OSError, ValueError):
-        return None
-    return None
-
-
-class PidsCgroup:
-    """A fresh cgroup with ``pids.max``: the limit that really stops a fork bomb."""
-
-    def __init__(self, path: Path, limit: int) -> None:
-        self.path = path
-        self.limit = limit
-
-    @classmethod
-    def create(cls, limit: int) -> PidsCgroup | None:
-        """Nest a new cgroup under this process's own; None where that is not allowed."""
-        found = _own_cgroup("pids")
-        if found is None:
-            return None
-        mount, own = found
-        path = mount / own.lstrip("/") / f"derivative-{secrets.token_hex(6)}"
-        try:
-            path.mkdir()
-        except OSError:
-            return None
-        try:
-            (path / "pids.max").write_text(str(limit))
-        except OSError:
-            with contextlib.suppress(OSError):
-                path.rmdir()
-            return None
-        return cls(path, limit)
-
-    def add(self, pid: int) -> bool:
-        try:
-            (self.path / "cgroup.procs").write_text(str(pid))
-            return True
-        except OSError:
-            return False
-
-    def members(self) -> list[int]:
-        try:
-            return [int(x) for x in (self.path / "cgroup.procs").read_text().split()]
-        except (OSError, ValueError):
-            return []
-
-    def contains(self, pid: int) -> bool:
-        return pid in self.members()
-
-    def kill_all(self, rounds: int = 50) -> None:
-        """SIGKILL every member until none is left (new forks fail against pids.max)."""
-        for _ in range(rounds):
-            pids = self.members()
-            if not pids:
-                return
-            for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.005)
-
-    def remove(self) -> None:
-        self.kill_all()
-        for _ in range(100):
-            try:
-                self.path.rmdir()
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                time.sleep(0.01)
 
 
 # --------------------------------------------------------------------------- verification
@@ -239,6 +153,12 @@ def verify_credentials(pid: int, uid: int = SANDBOX_UID) -> list[str]:
         found.append("capabilities:none")
     if _status_field(status, "NoNewPrivs") == ["1"]:
         found.append("no_new_privs")
+    mode = _status_field(status, "Seccomp")
+    if mode in (["1"], ["2"]):
+        found.append("seccomp:" + ("strict" if mode == ["1"] else "filter"))
+        filters = _status_field(status, "Seccomp_filters")
+        if filters and filters[0].isdigit() and filters[0] != "0":
+            found.append(f"seccomp_filters:{filters[0]}")
     return found
 
 
@@ -256,7 +176,7 @@ def verify_environment(pid: int, allowed: frozenset[str]) -> list[str]:
 
 
 def verify_isolation(
-    pid: int, cgroup: PidsCgroup | None, limits: Limits, session: int
+    pid: int, cgroup: SandboxCgroup | None, limits: Limits, session: int
 ) -> tuple[str, ...]:
     """The isolation features of process ``pid`` as the host can see them in ``/proc``."""
     found = verify_credentials(pid)
@@ -267,9 +187,11 @@ def verify_isolation(
     tmp = mounts.get("/tmp")
     if tmp and tmp[0] == "tmpfs":
         found.append("tmp:private-tmpfs")
-    if cgroup is not None and cgroup.contains(pid):
-        found.append(f"cgroup:pids.max={cgroup.limit}")
-    found.extend(_rlimits(pid))
+    if cgroup is not None:
+        found.extend(cgroup.evidence(pid))
+    limits_seen = _rlimits(pid)
+    found.extend(limits_seen)
+    found.extend(_memory_fallback(found, limits_seen, limits))
     stat = _read(f"/proc/{pid}/stat")
     try:
         fields = stat.rsplit(")", 1)[1].split()
@@ -298,6 +220,21 @@ _LIMIT_NAMES = {"Max cpu time": "cpu", "Max address space": "as", "Max file size
                 "Max core file size": "core"}
 
 
+def _memory_fallback(found: list[str], limits_seen: list[str], limits: Limits) -> list[str]:
+    """Without a memory cgroup: whether RLIMIT_NPROC x RLIMIT_AS (read back) keeps every
+    process together within the budget; either way, the evidence says it is weaker."""
+    if any(f.startswith("memory:cgroup-") for f in found):
+        return []
+    values = dict(item.removeprefix("rlimit:").split("=", 1) for item in limits_seen)
+    nproc, space = values.get("nproc", ""), values.get("as", "")
+    if nproc.isdigit() and space.isdigit() and int(nproc) * int(space) <= limits.memory_bytes:
+        return [f"memory:rlimit-fallback={nproc}x{space}",
+                f"weaker:memory-per-process (no memory cgroup: at most {nproc} processes "
+                f"of {int(space) >> 20} MiB address space each)"]
+    return ["weaker:memory-unbounded (no memory cgroup, and processes x address space "
+            "exceeds the budget)"]
+
+
 def _rlimits(pid: int) -> list[str]:
     found = []
     for line in _read(f"/proc/{pid}/limits").splitlines():
@@ -321,7 +258,7 @@ class ProcessRunning(Running):
         transport: PipeTransport,
         channel: FrameChannel,
         log: IO[bytes],
-        cgroup: PidsCgroup | None,
+        cgroup: SandboxCgroup | None,
     ) -> None:
         self.proc = proc
         self.transport = transport
@@ -333,6 +270,10 @@ class ProcessRunning(Running):
         self.isolation = ()
         self.image_id = None
         self.started_monotonic = time.monotonic()
+
+    def oom_kills(self) -> int | None:
+        """Processes of this sandbox the memory cgroup's OOM killer has killed so far."""
+        return self.cgroup.oom_kills() if self.cgroup is not None else None
 
     def watch_inner(self, pid: int) -> None:
         """Hold a pidfd on the namespace's init so it can be killed without a pid race."""
@@ -461,6 +402,20 @@ def _root_layout(staged: Staged, extra_ro_binds: Sequence[str]) -> dict[str, Any
             "tools_inside": staged.tools_inside}
 
 
+def memory_rlimits(limits: Limits, cgroup: SandboxCgroup | None) -> tuple[int, int]:
+    """(RLIMIT_NPROC, RLIMIT_AS) for the sandbox.
+
+    With a memory cgroup the cgroup holds the budget and RLIMIT_AS is the whole budget (one
+    process meets a ``MemoryError`` before the OOM killer).  Without one, fewer processes,
+    each with a share of the budget: processes x address space <= the budget, at least
+    ``MIN_PROCESS_AS`` each (so fewer processes and threads than ``Limits.pids``).
+    """
+    if cgroup is not None and cgroup.memory_version is not None:
+        return limits.pids, limits.memory_bytes
+    nproc = max(1, min(limits.pids, limits.memory_bytes // MIN_PROCESS_AS))
+    return nproc, limits.memory_bytes // nproc
+
+
 class ProcessLauncher(Launcher):
     """Starts workers as isolated child processes of this one."""
 
@@ -488,7 +443,9 @@ class ProcessLauncher(Launcher):
             )
         return python
 
-    def _setup_request(self, staged: Staged, limits: Limits) -> dict[str, Any]:
+    def _setup_request(self, staged: Staged, limits: Limits,
+                       cgroup: SandboxCgroup | None) -> dict[str, Any]:
+        nproc, space = memory_rlimits(limits, cgroup)
         args: dict[str, Any] = {
             "namespaces": not self._plain(),
             "map_by_host": os.geteuid() == 0,
@@ -498,12 +455,13 @@ class ProcessLauncher(Launcher):
             "log_fd": 2,
             "output_cap": limits.output_bytes,
             "workdir": str(staged.root / "work"),
+            "seccomp": True,
             "rlimits": {
                 "CPU": [limits.cpu_seconds, limits.cpu_seconds + 1],
-                "AS": limits.memory_bytes,
+                "AS": space,
                 "FSIZE": limits.file_bytes,
                 "NOFILE": limits.open_files,
-                "NPROC": limits.pids,
+                "NPROC": nproc,
                 "CORE": 0,
             },
         }
@@ -527,7 +485,7 @@ class ProcessLauncher(Launcher):
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         log = tempfile.TemporaryFile(prefix="derivative-sandbox-log-")  # noqa: SIM115
-        cgroup = PidsCgroup.create(limits.pids)
+        cgroup = SandboxCgroup.create(limits.pids, limits.memory_bytes)
         command = [python, "-I", "-S", str(staged.worker), str(staged.candidate_dir),
                    staged.module, f"--fds={req_r},{resp_w}"]
         try:
@@ -578,8 +536,8 @@ class ProcessLauncher(Launcher):
     def _set_up(self, running: ProcessRunning, staged: Staged, limits: Limits,
                 deadline: float) -> None:
         channel = running.channel
-        unshared = stage_value(channel.request(self._setup_request(staged, limits), deadline,
-                                               decode=False), "unshared")
+        request = self._setup_request(staged, limits, running.cgroup)
+        unshared = stage_value(channel.request(request, deadline, decode=False), "unshared")
         namespaces = string_list(unshared.get("namespaces", []))
         if (
             not self._plain()
@@ -611,7 +569,7 @@ class ProcessLauncher(Launcher):
         ):
             errors = string_list(response.raw_value.get("errors", []))
             raise ProtocolError("; ".join(errors) or "set-up failed")
-        stage_value(response, "ready")
+        ready = stage_value(response, "ready")
         isolation = list(verify_isolation(inner, running.cgroup, limits, running.proc.pid))
         if not {"namespace:user", "namespace:pid", "namespace:mount"} & set(isolation) or (
             "namespace:pid" not in isolation
@@ -620,4 +578,8 @@ class ProcessLauncher(Launcher):
             isolation.append(
                 "weaker:plain-child" + (f" ({'; '.join(reasons)})" if reasons else "")
             )
+        if "seccomp:filter" not in isolation:
+            told = string_list(ready.get("errors", []))
+            why = "; ".join(e for e in told if e.startswith("seccomp")) or "not installed"
+            isolation.append(f"weaker:no-seccomp-filter ({why})")
         running.isolation = tuple(isolation)

@@ -20,8 +20,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Ending = Literal["closed", "timeout", "run_timeout", "crashed", "protocol_error", "start_failed",
-                 "guard_refused"]
+Ending = Literal["closed", "timeout", "run_timeout", "crashed", "out_of_memory", "protocol_error",
+                 "start_failed", "guard_refused"]
 
 
 class RunReceipt(BaseModel):

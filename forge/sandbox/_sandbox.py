@@ -8,6 +8,11 @@ digest goes into every receipt), starts a worker through a backend, and then ans
 - every call has a time limit; a call that exceeds it kills the sandbox, counts as failed
   (status ``timeout``) and the next call starts a fresh sandbox (and re-imports the
   candidate); instances made by the old one become stale;
+- the sandbox has one memory budget for all its processes (``Limits.memory_bytes``); when
+  the kernel killed a process of it for exceeding the budget (the backend's ``oom_kills``
+  counter grew), the request fails as ``out_of_memory`` whatever came back, and the
+  sandbox is replaced like after a timeout: a verdict about the candidate, never a crash
+  of the sandbox;
 - the whole run has a time limit too; past it, nothing more is started;
 - every frame is checked (``forge/sandbox/_channel.py``); a malformed, oversize or unrequested frame
   makes that call a ``protocol_error``, kills the sandbox and marks the session ``tainted``:
@@ -59,8 +64,8 @@ from ._receipts import Ending, RunReceipt, candidate_digest, new_run_id, utc_now
 
 BackendName = Literal["auto", "docker", "process"]
 CallStatus = Literal[
-    "returned", "raised", "error", "timeout", "crashed", "protocol_error", "stale_instance",
-    "guard_refused",
+    "returned", "raised", "error", "timeout", "crashed", "out_of_memory", "protocol_error",
+    "stale_instance", "guard_refused",
 ]
 
 EXPLORER_NAME = "explorer.py"
@@ -84,7 +89,10 @@ class Limits:
     start_timeout: float = 60.0
     """Seconds to start a sandbox and finish its set-up."""
     memory_bytes: int = 1 << 30
-    """Address space per process (process backend) / memory of the container (Docker)."""
+    """Memory of the whole sandbox, every process together, swap included: a memory cgroup
+    (process backend; each process's address space is capped at the same figure, and
+    without a memory controller fewer processes share it as rlimits) / the container's
+    memory (Docker)."""
     pids: int = 64
     """Processes and threads (cgroup pids controller, RLIMIT_NPROC, Docker pids_limit)."""
     cpus: float = 1.0
@@ -117,9 +125,10 @@ class CallResult:
     ``returned``: the candidate returned ``value``; ``raised``: the candidate's code raised
     ``exc``; ``error``: the worker could not make the call (no such name, an argument the
     candidate's enum lacks, a result too large: ``exc.phase`` says which); ``timeout``,
-    ``crashed`` (the sandbox died), ``protocol_error`` (a bad frame) and ``stale_instance``
-    (the instance belonged to a sandbox that has since been replaced) are failures of the
-    run, never passes.
+    ``crashed`` (the sandbox died), ``out_of_memory`` (the kernel killed a process of the
+    sandbox for exceeding its memory budget), ``protocol_error`` (a bad frame) and
+    ``stale_instance`` (the instance belonged to a sandbox that has since been replaced)
+    are failures of the run, never passes.
     """
 
     status: CallStatus
@@ -308,6 +317,11 @@ class Running(ABC):
         """The tail of the worker's own error output, for messages (may be empty)."""
         return ""
 
+    def oom_kills(self) -> int | None:
+        """Processes of this sandbox the kernel has killed for exceeding its memory budget
+        so far, read from outside; None when the backend cannot tell."""
+        return None
+
 
 class Launcher(ABC):
     """A backend: knows how to start a worker for a staged candidate."""
@@ -347,6 +361,8 @@ class _Current:
     calls: int = 0
     protocol_errors: int = 0
     generation: int = 0
+    oom_seen: int | None = None
+    """The sandbox's OOM-kill counter when last read (None: the backend cannot tell)."""
 
 
 @dataclass
@@ -430,7 +446,7 @@ class Sandbox:
             raise
         self._generation += 1
         self._current = _Current(running, run_id, started_at, transcript,
-                                 generation=self._generation)
+                                 generation=self._generation, oom_seen=running.oom_kills())
         self._last_isolation = running.isolation
         self._last_image = running.image_id
         self.load_result = self._request(
@@ -463,7 +479,7 @@ class Sandbox:
         if current is None:
             return
         self._current = None
-        if ended in ("timeout", "run_timeout", "protocol_error"):
+        if ended in ("timeout", "run_timeout", "protocol_error", "out_of_memory"):
             current.running.kill()
         # A closed channel lets a healthy worker exit; a crashed one is already going.
         status = current.running.finish(timeout=5.0 if ended == "closed" else 2.0)
@@ -553,6 +569,8 @@ class Sandbox:
                 raise ProtocolError("the sandbox sent data nobody asked for")
             response = channel.request({"id": rid, **message}, deadline, decode=decode)
         except ChannelTimeout:
+            if self._memory_exceeded(current):
+                return self._out_of_memory(started)
             ended: Ending = "run_timeout" if deadline >= self._run_deadline else "timeout"
             self._stop(ended)
             what = "the run's time limit" if ended == "run_timeout" else "the call time limit"
@@ -565,10 +583,14 @@ class Sandbox:
             return CallResult("protocol_error", detail=str(exc),
                               elapsed=time.monotonic() - started)
         except (ChannelClosed, ChannelError, OSError) as exc:
+            if self._memory_exceeded(current):
+                return self._out_of_memory(started)
             diagnostics = current.running.diagnostics()
             self._stop("crashed")
             detail = f"the sandbox died: {exc}" + (f"\n{diagnostics}" if diagnostics else "")
             return CallResult("crashed", detail=detail, elapsed=time.monotonic() - started)
+        if self._memory_exceeded(current):
+            return self._out_of_memory(started)
         elapsed = time.monotonic() - started
         if response.guard is not None:
             refusal = response.guard
@@ -583,6 +605,22 @@ class Sandbox:
         assert exc_info is not None
         status: CallStatus = "raised" if exc_info.phase in ("call", "load") else "error"
         return CallResult(status, exc=exc_info, detail=exc_info.message, elapsed=elapsed)
+
+    def _memory_exceeded(self, current: _Current) -> bool:
+        """Whether the kernel killed a process of the sandbox for its memory since the
+        counter was last read (the read also moves the mark on)."""
+        now = current.running.oom_kills()
+        before, current.oom_seen = current.oom_seen, now
+        return now is not None and before is not None and now > before
+
+    def _out_of_memory(self, started: float) -> CallResult:
+        """The request's outcome when the budget was exceeded: whatever answer came, part
+        of the sandbox was killed under it, so the sandbox is replaced."""
+        self._stop("out_of_memory")
+        budget = self.limits.memory_bytes
+        detail = (f"the candidate exceeded the sandbox's memory budget of {budget >> 20} MiB "
+                  f"({budget} bytes, every process together): the kernel killed a process")
+        return CallResult("out_of_memory", detail=detail, elapsed=time.monotonic() - started)
 
     def call(self, function: str, args: Sequence[object] = ()) -> CallResult:
         """Call the candidate's function bound to ``function`` with ``args``."""

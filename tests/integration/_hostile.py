@@ -431,6 +431,9 @@ class RecordedRunning(Running):
     def diagnostics(self) -> str:
         return self.inner.diagnostics()
 
+    def oom_kills(self) -> int | None:
+        return self.inner.oom_kills()
+
 
 class RecordingLauncher(Launcher):
     """A backend wrapper: the real launcher, plus taps on everything the host receives."""
@@ -487,8 +490,8 @@ class RunRecord:
     findings: list[tuple[str, int]]
     ran: bool = False
     outcome: str = "refused"
-    """refused | passed | wrong | raised | error | timeout | crashed | protocol_error |
-    stale_instance | load_failure"""
+    """refused | passed | wrong | raised | error | timeout | crashed | out_of_memory |
+    protocol_error | stale_instance | load_failure"""
     detail: str = ""
     calls: list[CallRecord] = field(default_factory=list)
     follow_up: str = ""
@@ -578,7 +581,7 @@ def judge(sb: Sandbox, record: RunRecord, limits: Limits) -> None:
             continue
         record.outcome = "wrong" if result.status == "returned" else result.status
         record.detail = f"f({x}) -> {result.status}: {_show(result)}"
-        if result.status in ("timeout", "crashed"):
+        if result.status in ("timeout", "crashed", "out_of_memory"):
             again = sb.call("f", [x])
             record.follow_up = f"{again.status}: {_show(again)}"
             record.texts.append(_full(again))

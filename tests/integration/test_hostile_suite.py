@@ -72,9 +72,10 @@ OUTCOMES: dict[str, frozenset[str]] = {
     "wrong": frozenset({"wrong", "protocol_error"}),
     "killed": frozenset({"timeout"}),
     "crash": frozenset({"crashed"}),
+    "out_of_memory": frozenset({"out_of_memory"}),
     "exception": frozenset({"raised"}),
     "load_failure": frozenset({"load_failure"}),
-    "correct or killed": frozenset({"passed", "timeout", "crashed"}),
+    "correct or killed": frozenset({"passed", "timeout", "crashed", "out_of_memory"}),
     "wrong (unless the forgery works)": frozenset({"wrong", "protocol_error"}),
 }
 """The manifest's ``outcome_if_contained`` as the judge's outcomes.  A forged frame caught
@@ -119,11 +120,11 @@ would be a breach, and the table would mark it FORGED PASS."""
 PROCESS_ISOLATION = frozenset({
     "namespace:user", "namespace:mount", "namespace:network", "namespace:pid",
     "uid:65534", "capabilities:none", "no_new_privs", "root:private-readonly",
-    "tmp:private-tmpfs", "env:scrubbed",
+    "tmp:private-tmpfs", "env:scrubbed", "seccomp:filter", "swap:none",
 })
 DOCKER_ISOLATION = frozenset({
     "network:none", "root:read-only", "tmp:private-tmpfs", "uid:65534",
-    "capabilities:none", "no_new_privs",
+    "capabilities:none", "no_new_privs", "seccomp:docker-default",
 })
 
 
@@ -197,6 +198,8 @@ def _check_isolation(record: RunRecord) -> None:
     wanted = PROCESS_ISOLATION if record.backend == "process" else DOCKER_ISOLATION
     assert wanted <= set(record.isolation), sorted(wanted - set(record.isolation))
     assert not any(i.startswith("weaker") for i in record.isolation), record.isolation
+    budget = "memory:cgroup-" if record.backend == "process" else "memory:"
+    assert any(i.startswith(budget) for i in record.isolation), record.isolation
 
 
 def _check_host(record: RunRecord) -> None:
@@ -224,9 +227,9 @@ def _check_justified(entry: dict[str, Any], record: RunRecord) -> None:
 
 
 def _check_outcome(entry: dict[str, Any], record: RunRecord) -> None:
-    if record.outcome in ("timeout", "crashed"):
+    if record.outcome in ("timeout", "crashed", "out_of_memory"):
         assert record.follow_up, "a fresh sandbox was asked for the next call"
-        assert any(r["ended"] in ("timeout", "run_timeout", "crashed") for r in
+        assert any(r["ended"] in ("timeout", "run_timeout", "crashed", "out_of_memory") for r in
                    record.receipts), record.receipts
     if record.tainted:
         assert record.outcome == "protocol_error"
@@ -445,6 +448,8 @@ def _outcome_cell(record: RunRecord) -> str:
         text = f"failed: killed at the {LIMITS.call_timeout:g} s call limit"
     elif record.outcome == "crashed":
         text = "failed: worker crashed"
+    elif record.outcome == "out_of_memory":
+        text = f"failed: out of its {LIMITS.memory_bytes >> 20} MiB memory budget"
     elif record.outcome == "protocol_error":
         text = "failed: forged frame rejected, session tainted"
     elif record.outcome == "raised":

@@ -116,10 +116,16 @@ def test_doctor_reports_what_this_machine_gives(capsys: pytest.CaptureFixture[st
     assert topics["process sandbox"]["ok"], topics["process sandbox"]
     assert "namespace:user" in report["process_isolation"]
     assert report["auto"] in ("docker", "process")
+    # this machine (and CI) gives a memory cgroup and seccomp filters
+    assert report["memory_budget"] in ("cgroup-v1", "cgroup-v2"), topics["memory budget"]
+    assert topics["memory budget"]["ok"] and report["seccomp"] is True, topics["seccomp"]
+    assert "seccomp:filter" in report["process_isolation"]
+    assert any(i.startswith("memory:cgroup-") for i in report["process_isolation"])
     assert "offline image build" in topics
     assert main(["sandbox", "doctor"]) == 0
     text = capsys.readouterr().out
     assert "process sandbox" in text and "--sandbox auto would use" in text
+    assert "memory budget" in text and "seccomp" in text
 
 
 def test_cli_errors_are_exit_codes_not_exceptions(capsys: pytest.CaptureFixture[str]) -> None:

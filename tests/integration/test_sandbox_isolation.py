@@ -222,7 +222,7 @@ def test_a_memory_bomb_is_stopped(launcher: Launcher, sandbox_factory: Make) -> 
         if result.status == "raised":
             assert result.exc is not None and result.exc.is_a("MemoryError"), result
         else:
-            assert result.status == "crashed", result  # the engine's OOM killer
+            assert result.status == "out_of_memory", result  # the OOM killer, reported
         assert sb.call("fine").value == "fine"
 
 
@@ -262,6 +262,9 @@ def test_process_isolation_evidence_is_verified_from_outside(
     assert expected <= set(sb.isolation), sorted(expected - set(sb.isolation))
     assert any(i.startswith("cgroup:pids.max=") for i in sb.isolation)
     assert any(i.startswith("rlimit:as=") for i in sb.isolation)
+    assert f"memory:cgroup-v1={1 << 30}" in sb.isolation or (
+        f"memory:cgroup-v2={1 << 30}" in sb.isolation), sb.isolation
+    assert {"swap:none", "seccomp:filter", "seccomp_filters:1"} <= set(sb.isolation)
     assert not any(i.startswith("weaker") for i in sb.isolation)
     receipts = sb.close()
     assert receipts[0].isolation == tuple(sb.isolation)
@@ -327,16 +330,30 @@ def test_the_plain_fallback_is_labelled_weaker(
     assert any(i.startswith("weaker") for i in receipts[0].isolation)
 
 
-def test_the_cgroup_goes_away_with_the_sandbox(
+def test_the_cgroups_go_away_with_the_sandbox(
     process_launcher: ProcessLauncher, sandbox_factory: Make
 ) -> None:
     sb = sandbox_factory(PROBES, process_launcher)
     current = sb._current
     assert current is not None
     cgroup = current.running.cgroup  # type: ignore[attr-defined]
-    assert cgroup is not None and cgroup.path.is_dir()
+    assert cgroup is not None and {"pids", "memory"} <= set(cgroup.folders)
+    assert cgroup.paths and all(p.is_dir() for p in cgroup.paths)
     sb.close()
-    assert not cgroup.path.exists()
+    assert not any(p.exists() for p in cgroup.paths)
+
+
+def test_the_cgroups_go_away_after_a_kill(
+    process_launcher: ProcessLauncher, sandbox_factory: Make
+) -> None:
+    sb = sandbox_factory(BOMBS, process_launcher, Limits(call_timeout=1.0))
+    current = sb._current
+    assert current is not None
+    cgroup = current.running.cgroup  # type: ignore[attr-defined]
+    assert cgroup is not None and cgroup.paths
+    assert sb.call("fork_bomb").status == "timeout"  # killed at the call limit
+    assert not any(p.exists() for p in cgroup.paths)
+    assert sb.call("fine").value == "fine"
 
 
 def test_process_start_is_fast(
