@@ -1184,11 +1184,10 @@ class Judge:
     def runner_ended(self, rid: Any) -> int:
         """The runner died mid-request: a guard refusal is answered, a crash is not."""
         status = self.kill()
-        alarm = b""
         try:
             alarm = os.read(self.alarm, 600)
         except OSError:
-            pass
+            alarm = b""
         if alarm or status == GUARD_EXIT:
             event, _, where = alarm.decode("ascii", "replace").strip().partition("\t")
             self.host.send({"id": rid, "ok": False, "guard": {
@@ -1201,7 +1200,7 @@ class Judge:
         """Stop the runner (if it still runs) and reap it; its exit status."""
         try:
             os.kill(self.pid, signal.SIGKILL)
-        except OSError:
+        except OSError:  # noqa: SIM105 - contextlib is not loaded in the worker
             pass
         try:
             _, status = os.waitpid(self.pid, 0)
@@ -1299,8 +1298,8 @@ class Guard:
                  learn: bool = False) -> None:
         self.alarm_fd = alarm_fd
         self.stdlib = _stdlib_dir()
-        self.roots = tuple(os.path.abspath(r).rstrip(os.sep) + os.sep for r in roots) + (
-            self.stdlib,)
+        self.roots = (*(os.path.abspath(r).rstrip(os.sep) + os.sep for r in roots),
+                      self.stdlib)
         self.trusted = {os.path.abspath(k): v for k, v in trusted.items()}
         self.learn = learn
 
@@ -1339,7 +1338,7 @@ class Guard:
         return self._where(frame)
 
     def _readonly_open(self, args: tuple[Any, ...]) -> bool:
-        path, mode, flags = (tuple(args) + (None, None, None))[:3]
+        path, mode, flags = (*args, None, None, None)[:3]
         if isinstance(mode, str) and any(c in mode for c in "wax+"):
             return False
         if isinstance(flags, int) and flags & _WRITE_FLAGS:
@@ -1366,7 +1365,7 @@ class Guard:
         if self.alarm_fd is not None:
             try:
                 _os_write(self.alarm_fd, line)
-            except OSError:
+            except OSError:  # noqa: SIM105 - the exit below is what matters
                 pass
         _os_exit(GUARD_EXIT)
 
@@ -1729,8 +1728,8 @@ def _seccomp_program(machine: str) -> list[tuple[int, int, int, int]] | None:
     refused = [(number, eperm) for number in numbers if number is not None]
     for number, action in [*refused, (SYS_CLONE3[column], fail | errno.ENOSYS)]:
         program += [(jeq, 0, 1, number), (ret, 0, 0, action)]
-    return program + [(jeq, 0, 3, SYS_CLONE[column]), (load, 0, 0, 16),
-                      (jset, 0, 1, CLONE_NAMESPACES), (ret, 0, 0, eperm), (ret, 0, 0, allow)]
+    return [*program, (jeq, 0, 3, SYS_CLONE[column]), (load, 0, 0, 16),
+            (jset, 0, 1, CLONE_NAMESPACES), (ret, 0, 0, eperm), (ret, 0, 0, allow)]
 
 
 def _install_seccomp(libc: Any) -> str:
