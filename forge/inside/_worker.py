@@ -1198,9 +1198,9 @@ class Judge:
 
     def kill(self) -> int:
         """Stop the runner (if it still runs) and reap it; its exit status."""
-        try:
+        try:  # noqa: SIM105 - contextlib is not loaded in the worker
             os.kill(self.pid, signal.SIGKILL)
-        except OSError:  # noqa: SIM105 - contextlib is not loaded in the worker
+        except OSError:
             pass
         try:
             _, status = os.waitpid(self.pid, 0)
@@ -1363,9 +1363,9 @@ class Guard:
             _os_write(2, b"[guard] " + line)
             return
         if self.alarm_fd is not None:
-            try:
+            try:  # noqa: SIM105 - the exit below is what matters
                 _os_write(self.alarm_fd, line)
-            except OSError:  # noqa: SIM105 - the exit below is what matters
+            except OSError:
                 pass
         _os_exit(GUARD_EXIT)
 
