@@ -610,10 +610,10 @@ def run_program(entry: dict[str, Any], backend: Launcher, policy: str,
     recorder = RecordingLauncher(backend, probes.needles)
     began = time.monotonic()
     sb = open_sandbox(copy, contract_sha256=CONTRACT_SHA256, launcher=recorder,
-                      limits=LIMITS)
+                      limits=LIMITS, guard=verdict.enforced)
     staged_root = str(sb.staged.root)
     # A Docker worker's command line names no host folder, but it names the module.
-    module_mark = f"/sandbox/candidate\0{sb.staged.module}\0"
+    module_mark = f"{sb.staged.inside}\0{sb.staged.module}\0"
     try:
         judge(sb, record, LIMITS)
         record.run_wall = time.monotonic() - began

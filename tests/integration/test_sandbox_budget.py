@@ -129,7 +129,7 @@ def test_without_a_memory_controller_fewer_processes_share_the_budget(
     (tmp_path / "memory_children.py").write_text(source, "utf-8")
     with PeakResident(b"memory_children") as resident, open_sandbox(
         tmp_path / "memory_children.py", contract_sha256="0" * 64,
-        launcher=ProcessLauncher(), limits=LIMITS,
+        launcher=ProcessLauncher(), limits=LIMITS, guard=False,
     ) as sb:
         assert sb.call("f", [1]).value == 2
         isolation = sb.isolation
@@ -153,7 +153,7 @@ def test_escape_system_calls_are_refused_in_the_process_sandbox(
     source = (HOSTILE_DIR / "escape_syscalls.py").read_text("utf-8")
     (tmp_path / "escape_syscalls.py").write_text(source, "utf-8")
     with open_sandbox(tmp_path / "escape_syscalls.py", contract_sha256="0" * 64,
-                      launcher=process_launcher, limits=LIMITS) as sb:
+                      launcher=process_launcher, limits=LIMITS, guard=False) as sb:
         assert sb.start().ok
         got = _errnos(sb.call("attempts"))
         assert sb.call("f", [1]).value == 2
@@ -173,7 +173,8 @@ def test_the_plain_child_gets_the_filter_too(write_candidate: Callable[..., Path
     source = (HOSTILE_DIR / "escape_syscalls.py").read_text("utf-8")
     path = write_candidate(source, "escape_syscalls")
     plain = ProcessLauncher(namespaces=False)
-    with open_sandbox(path, contract_sha256="0" * 64, launcher=plain, limits=LIMITS) as sb:
+    with open_sandbox(path, contract_sha256="0" * 64, launcher=plain, limits=LIMITS,
+                      guard=False) as sb:
         got = _errnos(sb.call("attempts"))
         assert "seccomp:filter" in sb.isolation, sb.isolation
     assert got["unshare"] == got["keyctl"] == got["ptrace"] == errno.EPERM, got
@@ -184,7 +185,8 @@ def test_the_docker_sandbox_keeps_the_engine_s_default_profile(
     docker_launcher: Launcher, write_candidate: Callable[..., Path]
 ) -> None:
     path = write_candidate("def f(x):\n    return x + 1\n")
-    with open_sandbox(path, contract_sha256="0" * 64, launcher=docker_launcher) as sb:
+    with open_sandbox(path, contract_sha256="0" * 64, launcher=docker_launcher,
+                      guard=False) as sb:
         assert sb.call("f", [1]).value == 2
     isolation = sb.receipts[0].isolation
     assert "seccomp:docker-default" in isolation, isolation
