@@ -560,7 +560,7 @@ def judge(sb: Sandbox, record: RunRecord, limits: Limits) -> None:
     load = sb.start()
     record.isolation = tuple(sb.isolation)
     if not load.ok:
-        record.outcome = "load_failure"
+        record.outcome = "guard_refused" if load.status == "guard_refused" else "load_failure"
         record.detail = f"{load.status}: {_show(load)}"
         record.texts.append(_full(load))
         return

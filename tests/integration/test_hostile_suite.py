@@ -133,10 +133,27 @@ def wrong_by_design(entry: dict[str, Any]) -> bool:
     return str(entry["answer"]).strip() != "x + 1"
 
 
-def accepted_outcomes(entry: dict[str, Any], backend: str) -> frozenset[str]:
+NON_ENFORCING_FORGERIES: dict[str, str] = {
+    "fd_relay.py": "the relay sits under the runner's private pipe (the channel itself is in "
+    "the judge's process) and rewrites the runner's answers; under a non-enforcing policy "
+    "nothing stops a candidate that escaped the restricted language from misreporting its "
+    "own results, which is why such evidence is marked non-enforcing and never verified",
+}
+"""Programs that forge a pass under ``permissive`` by design of that policy (no posture,
+no guard); under ``default`` each is refused (and, past the posture, the guard refuses
+it: ``test_sandbox_guard.py``)."""
+
+
+def accepted_outcomes(entry: dict[str, Any], backend: str,
+                      policy: str = "permissive") -> frozenset[str]:
     base = OUTCOMES[entry["outcome_if_contained"]]
     extra = DEVIATIONS.get((entry["file"], backend))
-    return base | (extra[0] if extra else frozenset())
+    base |= extra[0] if extra else frozenset()
+    if policy == "default":
+        base |= {"guard_refused"}  # the second layer: a refusal is never a pass
+    if policy == "permissive" and entry["file"] in NON_ENFORCING_FORGERIES:
+        base |= {"passed"}
+    return base
 
 
 # --------------------------------------------------------------------------- fixtures
@@ -227,16 +244,19 @@ def _check_justified(entry: dict[str, Any], record: RunRecord) -> None:
 
 
 def _check_outcome(entry: dict[str, Any], record: RunRecord) -> None:
+    if record.policy == "default" and wrong_by_design(entry):
+        assert not record.passed, "under default no wrong program passes"
     if record.outcome in ("timeout", "crashed", "out_of_memory"):
         assert record.follow_up, "a fresh sandbox was asked for the next call"
         assert any(r["ended"] in ("timeout", "run_timeout", "crashed", "out_of_memory") for r in
                    record.receipts), record.receipts
     if record.tainted:
         assert record.outcome == "protocol_error"
-    assert record.outcome in accepted_outcomes(entry, record.backend), (
+    assert record.outcome in accepted_outcomes(entry, record.backend, record.policy), (
         record.outcome, record.detail)
     extra = DEVIATIONS.get((entry["file"], record.backend), (frozenset(), ""))[0]
-    if wrong_by_design(entry) and "passed" not in extra:
+    forged_by_design = record.policy == "permissive" and entry["file"] in NON_ENFORCING_FORGERIES
+    if wrong_by_design(entry) and "passed" not in extra and not forged_by_design:
         assert not record.passed, "a program whose own answer is wrong never passes"
 
 
@@ -435,8 +455,12 @@ def _outcome_cell(record: RunRecord) -> str:
     calls = len(record.calls)
     if record.outcome == "passed":
         text = f"passed ({calls} answers right)"
-        if record.file in KNOWN_FORGERIES:
+        if record.file in KNOWN_FORGERIES or (
+                record.policy == "permissive" and record.file in NON_ENFORCING_FORGERIES):
             text = f"**FORGED PASS** (real answer x + 2; {calls} calls)"
+    elif record.outcome == "guard_refused":
+        text = "failed: the runtime guard refused " + (
+            record.detail.split("refused ", 1)[-1].split(" (", 1)[0])
     elif record.outcome == "load_failure":
         text = "failed: did not load (" + record.detail.split(":", 1)[0] + ")"
     elif record.outcome == "wrong":
@@ -496,6 +520,26 @@ def _held_cell(entry: dict[str, Any], runs: list[RunRecord]) -> str:
     return text + "; every host check held"
 
 
+def _summary(records: dict[tuple[str, str, str], RunRecord]) -> str:
+    """The counts the issue asks for: programs x backends x policies, what ran, and every
+    pass of a program whose own answer is wrong (a forged pass)."""
+    programs = {r.file for r in records.values()}
+    by_file = {e["file"]: e for e in ENTRIES}
+
+    def forged(policy: str) -> list[str]:
+        return sorted({r.file for r in records.values() if r.policy == policy and r.passed
+                       and wrong_by_design(by_file[r.file])})
+
+    ran = sum(1 for r in records.values() if r.ran)
+    default, permissive = forged("default"), forged("permissive")
+    return (f"{len(programs)} programs x {len(BACKENDS)} backends x {len(POLICIES)} policies "
+            f"= {len(records)} combinations, {ran} of them ran (the rest were refused by the "
+            f"default policy before anything ran); forged passes under `default`: "
+            f"{len(default)}" + (f" ({', '.join(default)})" if default else "")
+            + f"; under `permissive` (non-enforcing): {len(permissive)}"
+            + (f" ({', '.join(permissive)})" if permissive else ""))
+
+
 def render_table(records: dict[tuple[str, str, str], RunRecord], floods: Floods,
                  seconds: float) -> str:
     """``docs/hostile-suite.md`` from the records of one complete run."""
@@ -517,30 +561,32 @@ def render_table(records: dict[tuple[str, str, str], RunRecord], floods: Floods,
         f"- inputs: f(x) must equal x + 1 for x in {', '.join(map(str, HANDFUL))}, then "
         "0, 1, 2, ... up to 120 calls while the run is young; the first failure ends it "
         "(after a timeout or a crash one more call shows that a fresh sandbox serves it)",
-        "- the backend columns are runs under the `permissive` policy (the OS boundary "
-        "alone); programs the `default` policy accepts ran under it too (noted when the "
-        "outcome differed)",
+        "- every program runs on both backends under both policies: `default` (the static "
+        "posture refuses, the runtime guard is installed: a refused program never runs) and "
+        "`permissive` (non-enforcing: the posture only reports, no guard, so the OS "
+        "boundary and the judge/runner split hold alone; such evidence is never verified)",
+        f"- {_summary(records)}",
         "- every run also checks: probe folders and SENTINEL byte for byte unchanged, the "
         "repository file and the given copy unchanged, 0 connections to the listener, no "
         "process left (by PID namespace and staged folder), no container left, no canary "
         "and no DERIVATIVE-BREACH marker in answers, frames, receipts or captured output, "
         "wall time within the run limit",
         "",
-        "| program | act | default policy | process backend | docker backend | what held |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| program | act | default policy | process, default | docker, default | "
+        "process, permissive | docker, permissive | what held |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     notes: list[str] = []
     for entry in ENTRIES:
         name = entry["file"]
         default = records[(name, "process", "default")]
         cells = []
+        for policy in ("default", "permissive"):
+            for backend in BACKENDS:
+                run = records[(name, backend, policy)]
+                cells.append(_outcome_cell(run) if run.ran else "refused, not run")
         for backend in BACKENDS:
             perm = records[(name, backend, "permissive")]
-            cell = _outcome_cell(perm)
-            again = records[(name, backend, "default")]
-            if again.ran and again.outcome != perm.outcome:
-                cell += f" (default run: {_outcome_cell(again)})"
-            cells.append(cell)
             deviation = DEVIATIONS.get((name, backend))
             if deviation and perm.outcome in deviation[0] and (
                 perm.outcome not in OUTCOMES[entry["outcome_if_contained"]]
@@ -550,8 +596,8 @@ def render_table(records: dict[tuple[str, str, str], RunRecord], floods: Floods,
         runs = [records[(name, b, p)] for b in BACKENDS for p in POLICIES
                 if records[(name, b, p)].ran]
         act = entry["act"].replace("|", "\\|")
-        lines.append(f"| `{name}` | {act} | {_policy_cell(default)} | {cells[0]} | "
-                     f"{cells[1]} | {_held_cell(entry, runs)} |")
+        lines.append(f"| `{name}` | {act} | {_policy_cell(default)} | "
+                     + " | ".join(cells) + f" | {_held_cell(entry, runs)} |")
     lines += ["", "## Output floods at the time limit", "",
               "`test_a_call_flooding_its_output_is_killed_at_its_limit` and "
               "`test_a_thread_flooding_after_the_answer_does_not_hold_up_the_teardown`: a "
@@ -577,5 +623,10 @@ def render_table(records: dict[tuple[str, str, str], RunRecord], floods: Floods,
             "statically. The test records these as expected failures (xfail)."
         )
     else:
-        lines.append("- none: the worker resisted every forgery")
+        lines.append("- none: the worker resisted every rebinding of its own code")
+    relayed = sorted({r.file for r in records.values()
+                      if r.file in NON_ENFORCING_FORGERIES and r.passed})
+    for name in relayed:
+        lines.append(f"- `{name}`: FORGED PASS under `permissive` only: "
+                     f"{NON_ENFORCING_FORGERIES[name]}.")
     return "\n".join(lines) + "\n"

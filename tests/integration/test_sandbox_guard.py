@@ -390,3 +390,70 @@ def test_a_frame_forged_into_the_runners_pipe_is_caught_by_the_judge(
     result = sb.call("forge", [0])
     assert result.status == "protocol_error" and sb.tainted, result
     assert "judge caught" in result.detail
+
+
+HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
+
+REWRITE = '''
+import functools
+import json
+
+
+class _Sink:
+    def __setattr__(self, name, value):
+        if name != "__wrapped__":
+            object.__setattr__(self, "got", value)
+
+
+def _worker_globals():
+    """The review's route: a computed name through update_wrapper reaches __globals__,
+    then __builtins__, __import__, sys and, by frames, the worker's namespace."""
+    sink = _Sink()
+    functools.update_wrapper(sink, json.dumps, assigned=("__glo" + "bals__",), updated=())
+    builtins = sink.got["__builtins__"]
+    importer = builtins["__import__"] if isinstance(builtins, dict) else builtins.__import__
+    frame = importer("sys")._getframe(0)
+    while frame is not None and "encode" not in frame.f_globals:
+        frame = frame.f_back
+    return frame.f_globals if frame is not None else None
+
+
+def f(x):
+    found = _worker_globals()
+    if found is not None and not getattr(f, "done", False):
+        original = found["encode"]
+        found["encode"] = lambda value, *a: original(value - 1 if type(value) is int else value)
+        f.done = True
+    return x + 2
+'''
+
+
+@pytest.mark.parametrize("program", ["relay", "rewrite"])
+def test_the_relay_and_the_worker_rewrite_are_stopped_by_the_guard(
+    launcher: Launcher, sandbox_factory: Make, write_candidate: Callable[..., Path],
+    program: str,
+) -> None:
+    """Class 2 (a relay under the runner's pipe) and class 1's end (rewriting the
+    worker's encoder, reached by frames) with the posture bypassed: the guard refuses the
+    thread start and the frame walk, so no forged answer is ever sent."""
+    source = (HOSTILE / "fd_relay.py").read_text("utf-8") if program == "relay" else REWRITE
+    sb = sandbox_factory(source, launcher, guard=True)
+    result = sb.start() if program == "relay" else sb.call("f", [1])
+    assert result.status == "guard_refused", result
+    expected = "_thread.start_new_thread" if program == "relay" else "sys._getframe"
+    assert sb.refusals[0].event == expected
+    assert sb.call("f", [1]).status == "guard_refused"
+
+
+@pytest.mark.parametrize("program", ["relay", "rewrite"])
+def test_without_the_guard_both_forge_answers_which_is_why_permissive_never_verifies(
+    process_launcher: ProcessLauncher, sandbox_factory: Make, program: str
+) -> None:
+    """The control, and the honest limit: once the candidate escapes the restricted
+    language (a non-enforcing policy), it can misreport its own results over the runner's
+    private pipe; the judge cannot tell.  Evidence gathered that way is marked
+    non-enforcing and a build never verifies it."""
+    source = (HOSTILE / "fd_relay.py").read_text("utf-8") if program == "relay" else REWRITE
+    sb = sandbox_factory(source, process_launcher)
+    answers = [sb.call("f", [x]).value for x in (1, 2, 3)]
+    assert answers[1:] == [3, 4], answers  # x + 2 crossing as x + 1: a forged answer
