@@ -1041,38 +1041,44 @@ class Worker:
                 return 3
             if request is None:
                 return 0
-            rid = request.get("id")
-            op = request.get("op")
-            if op == "load":
-                self.load(rid, request)
-            elif op in ("call", "new_instance", "method"):
-                self.invoke(rid, request)
-            elif op == "explore":
-                self.explore(rid, request)
-            elif op == "explore_next":
-                self.explore_batch(rid)
-            elif op == "explore_close":
-                self.reply(rid, {"closed": self.close_exploration()})
-            else:
-                self.fail(rid, _synthetic("SandboxProtocolError", "ValueError",
-                                          f"unknown op {op!r}", "protocol"))
+            self.dispatch(request)
+
+    def dispatch(self, request: dict[str, Any]) -> None:
+        """Answer one request."""
+        rid = request.get("id")
+        op = request.get("op")
+        if op == "load":
+            self.load(rid, request)
+        elif op in ("call", "new_instance", "method"):
+            self.invoke(rid, request)
+        elif op == "explore":
+            self.explore(rid, request)
+        elif op == "explore_next":
+            self.explore_batch(rid)
+        elif op == "explore_close":
+            self.reply(rid, {"closed": self.close_exploration()})
+        else:
+            self.fail(rid, _synthetic("SandboxProtocolError", "ValueError",
+                                      f"unknown op {op!r}", "protocol"))
 
 
 # --------------------------------------------------------------------------- judge and runner
 #
-# The process that holds the channel never runs candidate code.  When the first ``load``
-# arrives the worker forks: the child (the *runner*) closes the channel's descriptors,
-# installs the guard and serves requests over a private pipe pair; the parent (the
-# *judge*) makes itself undumpable (so the runner, same id, can neither ptrace it nor open
-# ``/proc/JUDGE/fd``), relays each request, re-validates each answer's shape and writes
-# it to the host itself.  When the runner dies the judge reads the alarm pipe: a guard
-# refusal becomes a ``guard`` answer, anything else a crash (the judge exits and the host
-# sees the channel close, as before).  What this does not do: a candidate that escapes
-# the restricted language can still misreport its own results over its private pipe;
-# the posture and the guard are what stop that (docs/threat-model.md).
+# The descriptor that carries frames *to* the host is never in a process that runs
+# candidate code.  Once the sandbox is set up the worker forks: the child (the *runner*)
+# keeps only the channel's request side (requests are sent one at a time, after the
+# previous answer, so reading one early only starves its own worker), closes the answer
+# side, installs the guard before the candidate is imported and writes its answers into
+# a private pipe; the parent (the *judge*) makes itself undumpable (so the runner, same
+# id, can neither ptrace it nor open ``/proc/JUDGE/fd``), checks the shape of each
+# answer and writes it to the host itself.  When the runner dies the judge reads the
+# alarm pipe: a guard refusal becomes a ``guard`` answer, anything else a crash (the
+# judge exits and the host sees the channel close, as before).  Requests go straight to
+# the runner because each hop through another process costs a wake-up (tens of
+# microseconds on a virtual machine) on every call.  What this does not do: a candidate
+# that escapes the restricted language can still misreport its own results over its
+# private pipe; the posture and the guard are what stop that (docs/threat-model.md).
 
-RELAYED = frozenset({"load", "call", "new_instance", "method", "explore", "explore_next",
-                     "explore_close"})
 PR_SET_DUMPABLE = 4
 
 
@@ -1088,9 +1094,10 @@ def _undumpable() -> bool:
         return False
 
 
-def _answer_ok(answer: dict[str, Any], rid: Any) -> bool:
-    """The shape of a runner's answer; the host checks values and exceptions in depth."""
-    if answer.get("id") != rid or "guard" in answer:
+def _answer_ok(answer: dict[str, Any]) -> bool:
+    """The shape of a runner's answer; the host checks ids, values and exceptions in depth.
+    ``guard`` and ``forged`` are the judge's words and never the runner's."""
+    if type(answer.get("id")) is not int and answer.get("id") is not None:
         return False
     if answer.get("ok") is True:
         return set(answer) == {"id", "ok", "value"}
@@ -1099,7 +1106,7 @@ def _answer_ok(answer: dict[str, Any], rid: Any) -> bool:
 
 
 class Judge:
-    """The parent side: relays the host's requests to the runner and vets the answers."""
+    """The parent side: starts the runner and vets every answer it sends to the host."""
 
     def __init__(self, worker: Worker) -> None:
         self.worker = worker
@@ -1108,81 +1115,63 @@ class Judge:
         self.pid = 0
         self.alarm = -1
 
-    def fork_runner(self) -> None:
-        """Start the runner; in the child this never returns."""
-        to_r, to_w = os.pipe()
+    def serve(self, pending: dict[str, Any] | None) -> int:
+        """Fork the runner (it reads the host's requests itself, ``pending`` first), then
+        pass on its answers until it ends."""
         from_r, from_w = os.pipe()
         alarm_r, alarm_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             code = 70
             try:
-                for fd in (self.host.rfd, self.host.wfd, to_w, from_r, alarm_r):
+                for fd in (self.host.wfd, from_r, alarm_r):
                     os.close(fd)
-                self.worker.channel = Channel(to_r, from_w)
+                self.worker.channel = Channel(self.host.rfd, from_w)
                 self.worker.alarm_fd = alarm_w
                 sys.argv[:] = [""]
+                if pending is not None:
+                    self.worker.dispatch(pending)
                 code = self.worker.serve()
             finally:
                 _os_exit(code)
-        for fd in (to_r, from_w, alarm_w):
+        for fd in (from_w, alarm_w, self.host.rfd):
             os.close(fd)
         self.pid = pid
         self.alarm = alarm_r
-        self.runner = Channel(from_r, to_w)
+        self.runner = Channel(from_r, -1)
         _undumpable()
+        return self.vet()
 
-    def serve(self, first: dict[str, Any] | None) -> int:
-        """Relay until the host closes the channel or the runner ends."""
-        request = first
-        while True:
-            if request is None:
-                request = self.host.read()
-                if request is None:
-                    return self.finish()
-            rid = request.get("id")
-            if request.get("op") not in RELAYED:
-                self.worker.fail(rid, _synthetic("SandboxProtocolError", "ValueError",
-                                                 f"unknown op {request.get('op')!r}",
-                                                 "protocol"))
-                request = None
-                continue
-            if self.runner is None:
-                self.fork_runner()
-            code = self.relay(rid, request)
-            if code is not None:
-                return code
-            request = None
-
-    def relay(self, rid: Any, request: dict[str, Any]) -> int | None:
-        """One round trip; an exit code when the judge must stop."""
+    def vet(self) -> int:
+        """Each answer of the runner, checked for shape and written by the judge itself."""
         runner = self.runner
         assert runner is not None
-        try:
-            runner.send(request)
-            answer = runner.read()
-        except (ValueError, UnicodeDecodeError) as exc:
-            self.forged(rid, f"a malformed frame ({_short(str(exc))})")
-            return 3
-        except OSError:
-            answer = None
-        if answer is None:
-            return self.runner_ended(rid)
-        if not _answer_ok(answer, rid):
-            self.forged(rid, "an answer of the wrong shape")
-            return 3
-        self.host.send(answer)
-        return None
+        while True:
+            try:
+                answer = runner.read()
+            except (ValueError, UnicodeDecodeError) as exc:
+                self.forged(f"a malformed frame ({_short(str(exc))})")
+                return 3
+            except OSError:
+                answer = None
+            if answer is None:
+                return self.runner_ended()
+            if not _answer_ok(answer):
+                self.forged("an answer of the wrong shape")
+                return 3
+            self.host.send(answer)
 
-    def forged(self, rid: Any, what: str) -> None:
+    def forged(self, what: str) -> None:
         """Something wrote into the runner's pipe besides the runner's worker: tell the
         host (it taints the session, as for a forged frame on the channel) and stop."""
         self.kill()
-        self.host.send({"id": rid, "ok": False, "forged": _short(
+        self.host.send({"id": None, "ok": False, "forged": _short(
             f"the judge caught {what} on the runner's pipe")})
 
-    def runner_ended(self, rid: Any) -> int:
-        """The runner died mid-request: a guard refusal is answered, a crash is not."""
+    def runner_ended(self) -> int:
+        """The runner is gone: after the host's end of input that is the normal end; a
+        guard refusal is reported (as the answer to the pending request); anything else
+        is a crash, which the host sees as the channel closing."""
         status = self.kill()
         try:
             alarm = os.read(self.alarm, 600)
@@ -1190,11 +1179,11 @@ class Judge:
             alarm = b""
         if alarm or status == GUARD_EXIT:
             event, _, where = alarm.decode("ascii", "replace").strip().partition("\t")
-            self.host.send({"id": rid, "ok": False, "guard": {
+            self.host.send({"id": None, "ok": False, "guard": {
                 "event": _short(event) or "unknown (the alarm was silenced)",
                 "where": _short(where)}})
             return 0
-        return status if 0 < status < 256 else 1
+        return status if 0 <= status < 256 else 1
 
     def kill(self) -> int:
         """Stop the runner (if it still runs) and reap it; its exit status."""
@@ -1207,18 +1196,6 @@ class Judge:
         except ChildProcessError:
             return 1
         return os.waitstatus_to_exitcode(status)
-
-    def finish(self) -> int:
-        """The host is done: let the runner see end of input and exit by itself."""
-        runner = self.runner
-        if runner is None:
-            return 0
-        os.close(runner.wfd)
-        try:
-            _, status = os.waitpid(self.pid, 0)
-        except ChildProcessError:
-            return 0
-        return max(os.waitstatus_to_exitcode(status), 0)
 
 
 # --------------------------------------------------------------------------- the runtime guard

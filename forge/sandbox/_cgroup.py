@@ -40,7 +40,7 @@ Version = Literal["v1", "v2"]
 _LIMIT_FILE = {("pids", "v1"): "pids.max", ("pids", "v2"): "pids.max",
                ("memory", "v1"): "memory.limit_in_bytes", ("memory", "v2"): "memory.max"}
 _SWAP_FILE = {"v1": "memory.memsw.limit_in_bytes", "v2": "memory.swap.max"}
-_OOM_FILE = {"v1": "memory.oom_control", "v2": "memory.events"}
+OOM_FILE = {"v1": "memory.oom_control", "v2": "memory.events"}
 
 
 def cgroup_of(controller: str, pid: int | str = "self") -> tuple[Path, Version] | None:
@@ -82,10 +82,35 @@ def _read(path: Path) -> str:
         return ""
 
 
+_OOM_FDS: dict[str, int] = {}
+"""Open counter files by path: the host reads the counter around every call, and opening
+the file each time cost ~50 us a call (a third of a round trip); ``pread`` at offset 0
+regenerates a cgroup file's text without reopening it."""
+
+
+def _pread_counter(path: str) -> str:
+    fd = _OOM_FDS.get(path)
+    try:
+        if fd is None:
+            fd = _OOM_FDS[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        return os.pread(fd, 4096, 0).decode("ascii", "replace")
+    except OSError:
+        forget_counter(path)
+        return ""
+
+
+def forget_counter(path: str) -> None:
+    """Close the counter file of a cgroup that is going away."""
+    fd = _OOM_FDS.pop(path, None)
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
 def oom_kills_in(folder: Path, version: Version) -> int | None:
     """Processes the OOM killer has killed in the memory cgroup ``folder``; None when
     the counter cannot be read (the cgroup is gone, or the kernel predates it)."""
-    for line in _read(folder / _OOM_FILE[version]).splitlines():
+    for line in _pread_counter(str(folder / OOM_FILE[version])).splitlines():
         name, _, value = line.partition(" ")
         if name == "oom_kill" and value.strip().isdigit():
             return int(value)
@@ -236,6 +261,9 @@ class SandboxCgroup:
         """Kill what is left and remove every folder (a dying process may hold one a
         moment longer)."""
         self.kill_all()
+        found = self.folders.get("memory")
+        if found is not None:
+            forget_counter(str(found[0] / OOM_FILE[found[1]]))
         for folder in self.paths:
             for _ in range(100):
                 try:

@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 from derivative._errors import SandboxUnavailable
 
-from ._cgroup import Version, cgroup_of, oom_kills_in
+from ._cgroup import OOM_FILE, Version, cgroup_of, forget_counter, oom_kills_in
 from ._channel import (
     ChannelError,
     ChannelTimeout,
@@ -212,6 +212,9 @@ class DockerRunning(Running):
     def _remove(self) -> None:
         if self._removed:
             return
+        if self.memory_cgroup is not None:
+            folder, version = self.memory_cgroup
+            forget_counter(str(folder / OOM_FILE[version]))
         with contextlib.suppress(Exception):
             self.client.api.remove_container(self.cid, force=True)
         _LIVE.pop(self.cid, None)
