@@ -97,6 +97,8 @@ def test_the_caller_protocol_is_what_the_engine_needs() -> None:
 class _Exc:
     classes: tuple[str, ...]
     message: str
+    modules: tuple[str, ...] = ("builtins", "builtins")
+    builtin: tuple[bool, ...] = (True, True)
 
 
 @dataclass
@@ -107,9 +109,15 @@ class _Result:
     detail: str = ""
 
 
+@dataclass
+class _Staged:
+    files: tuple[str, ...]
+
+
 class _FakeSandbox:
-    def __init__(self, result: _Result) -> None:
+    def __init__(self, result: _Result, files: tuple[str, ...] = ()) -> None:
         self.result = result
+        self.staged = _Staged(files)
 
     def call(self, function: str, args: list[object]) -> _Result:
         return self.result
@@ -132,6 +140,21 @@ def test_the_sandbox_caller_never_turns_a_failure_into_a_value(
         assert out.raised is None and out.value == returned
     else:
         assert out.raised is not None and out.raised.name == name
+
+
+def test_the_sandbox_caller_knows_the_candidates_own_modules() -> None:
+    """A class is the candidate's own when its module is one the candidate brought."""
+    exc = _Exc(("Short", "Short", "Exception"), "no", ("bank.errors", "decimal", "builtins"),
+               (False, False, True))
+    sandbox = _FakeSandbox(_Result("raised", exc=exc),
+                           ("bank/__init__.py", "bank/errors.py", "bank/data.json"))
+    caller = SandboxCaller(sandbox)
+    assert caller.own_modules == {"bank", "bank.errors"}
+    raised = caller.call("f", [1]).raised
+    assert raised is not None and raised.own == (True, False, False)
+    assert raised.is_a("Short") and raised.is_a("Exception")
+    assert not SandboxCaller(_FakeSandbox(_Result("raised", exc=exc))).call(
+        "f", [1]).raised.is_a("Short")  # type: ignore[union-attr]
 
 
 def test_load_target_from_a_file_and_by_module_name(tmp_path: Path) -> None:
