@@ -310,8 +310,8 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
                          "inputs, every possible trigger hit)")
     else:
         bad = [o.id for o in evidence.failed()]
-        report.reason = f"{len(bad)} obligation{'s' if len(bad) != 1 else ''} did not pass: " + \
-            ", ".join(bad)
+        report.reason = evidence.nondeterminism_prefix() + \
+            f"{len(bad)} obligation{'s' if len(bad) != 1 else ''} did not pass: " + ", ".join(bad)
 
 
 def _sandbox_info(sandbox: Sandbox, limits: Limits) -> dict[str, Any]:

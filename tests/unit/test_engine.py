@@ -442,3 +442,36 @@ def test_operation_clauses_are_judged_in_sequences() -> None:
     assert _status(ev)["U"] == "passed"
     assert _status(ev)["Store.redeem.raises.ValueError"] == "passed"
     assert ev.status == "passed", ev.summary()
+
+
+def test_a_call_sequence_hypothesis_cannot_replay_fails_every_obligation_of_the_system(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``Flaky`` without a failure of ours in it (the draws of a sequence differed, as when
+    a result that feeds later calls changed): only the candidate's results feed the draws,
+    so the system's obligations fail as nondeterministic; never an internal error."""
+    import hypothesis.stateful
+    from hypothesis.errors import FlakyStrategyDefinition
+
+    def unreplayable(*args: Any, **kwargs: Any) -> None:
+        raise FlakyStrategyDefinition("Inconsistent data generation!")
+
+    monkeypatch.setattr(hypothesis.stateful, "run_state_machine_as_test", unreplayable)
+    evidence = _run("""
+        spec box version 1
+        system Box
+            operation put(x: int) -> int
+                ensures: result == x + 1
+            invariant few: count(put) <= 5
+        """, """
+        class Box:
+            def put(self, x):
+                return x + 1
+        """)
+    assert evidence.status == "failed"
+    by_id = evidence.by_id()
+    for oid in ("few", *[i for i in by_id if i.startswith("Box.put.ensures")]):
+        counterexample = by_id[oid].counterexample
+        assert counterexample is not None and counterexample["reason"] == "nondeterministic"
+        assert "Inconsistent data generation" in counterexample["got"]
+    assert evidence.to_json()["reason"].startswith("nondeterministic: ")
