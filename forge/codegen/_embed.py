@@ -54,8 +54,8 @@ def runtime() -> dict[str, Any]:
     from hypothesis import reject
 
     ns: dict[str, Any] = {
-        "builtins": builtins, "datetime": datetime, "decimal": decimal, "enum": enum, "importlib": importlib,
-        "math": math, "os": os, "pathlib": pathlib, "re": re, "sys": sys,
+        "builtins": builtins, "datetime": datetime, "decimal": decimal, "enum": enum,
+        "importlib": importlib, "math": math, "os": os, "pathlib": pathlib, "re": re, "sys": sys,
         "Fraction": Fraction, "reject": reject, "TARGET": "", "BINDS": {},
     }  # fmt: skip
     exec(compile(runtime_source(), "<derivative runtime>", "exec"), ns)

@@ -394,7 +394,7 @@ def _own(module: str) -> bool:
 class Raised:
     def __init__(self, exc: BaseException) -> None:
         self.classes = _TYPE_MRO(type(exc))
-        self.names = tuple(_TYPE_NAME(c) for c in self.classes)
+        self.names = tuple(str.__str__(_TYPE_NAME(c)) for c in self.classes)
         self.message = str(exc)[:500]
 
     def is_a(self, name: str) -> bool:
@@ -408,8 +408,8 @@ class Raised:
         if name in BINDS:
             home, _, path = BINDS[name].partition(":")
             attr = (path or name).rpartition(".")[2]
-        for c in self.classes:
-            if _TYPE_NAME(c) != attr or _BUILTIN_TYPES.get(attr) is c:
+        for c, n in zip(self.classes, self.names):
+            if n != attr or _BUILTIN_TYPES.get(attr) is c:
                 continue
             module = _module_of(c)
             if _own(module) or (home and _in_package(module, home)):

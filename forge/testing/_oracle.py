@@ -100,7 +100,7 @@ def class_facts(exc: BaseException) -> tuple[tuple[str, str, bool], ...]:
     """
     out: list[tuple[str, str, bool]] = []
     for cls in _TYPE_MRO(type(exc))[:64]:
-        name = _TYPE_NAME(cls)
+        name = str.__str__(_TYPE_NAME(cls))  # a str subclass as __name__: its plain text
         try:
             module = _TYPE_MODULE(cls)
         except AttributeError:
@@ -166,16 +166,17 @@ class Raised:
         )
 
     @property
-    def label(self) -> str:
-        """The class name, and where it comes from when it only looks like a built-in:
-        ``ValueError (defined in candidate module 'm', not the built-in)``."""
+    def lookalike(self) -> str:
+        """Where the class comes from when it only looks like a built-in (``"defined in
+        candidate module 'm', not the built-in"``), so that a report cannot be misread;
+        ``""`` otherwise."""
         entries = list(self._entries())
         if not entries or self.name not in _BUILTIN_TYPES or entries[0][2]:
-            return self.name
+            return ""
         _, module, _, own = entries[0]
         where = ("an unknown module" if module == "?" else
                  f"candidate module {module!r}" if own else f"module {module!r}")
-        return f"{self.name} (defined in {where}, not the built-in)"
+        return f"defined in {where}, not the built-in"
 
     @classmethod
     def of(cls, exc: BaseException, own: Callable[[str], bool] | None = None) -> Raised:
@@ -346,10 +347,8 @@ def describe_outcome(outcome: Outcome) -> str:
     if outcome.raised is not None:
         raised = outcome.raised
         msg = f"({raised.message!r})" if raised.message else ""
-        label = raised.label
-        if label == raised.name:
-            return f"raised {raised.name}{msg}"
-        return f"raised {raised.name}{msg}{label[len(raised.name):]}"
+        note = f" ({raised.lookalike})" if raised.lookalike else ""
+        return f"raised {raised.name}{msg}{note}"
     return f"returned {describe(outcome.value)}"
 
 

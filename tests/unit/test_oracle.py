@@ -232,6 +232,26 @@ def test_a_metaclass_cannot_answer_for_the_class() -> None:
     assert issubclass(Real, ValueError) and _raised(Real()).is_a("ValueError")
 
 
+def test_a_name_that_equals_anything_is_read_as_its_text() -> None:
+    """``cls.__name__`` may be set to a ``str`` subclass whose ``__eq__`` says yes to every
+    name; the oracle compares the plain text."""
+
+    class Sneaky(str):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        def __hash__(self) -> int:
+            return hash(str.__str__(self))
+
+    class Renamed(Exception):
+        pass
+
+    Renamed.__name__ = Sneaky("Renamed")
+    raised = _raised(Renamed())
+    assert type(raised.names[0]) is str and raised.names[0] == "Renamed"
+    assert not raised.is_a("OutOfStock") and raised.is_a("Renamed")
+
+
 def test_a_bound_exception_is_the_class_where_the_bind_points() -> None:
     import statistics
 
