@@ -3,8 +3,8 @@
 One engine serves every way of testing: ``derivative tests`` and the pytest plugin use
 an in-process caller (``InProcessCaller``), the build pipeline a caller whose calls cross
 the sandbox channel (``SandboxCaller``).  The engine only ever sees ``Outcome``s (a
-value, or the class names and message of a raised exception) and judges them with the
-oracle on the host.
+value, or the classes and message of a raised exception: per class its name, module and
+whether it is the built-in of that name) and judges them with the oracle on the host.
 
 Per function (and per operation, inside stateful tests):
 
