@@ -40,6 +40,7 @@ def runtime_source() -> str:
 def runtime() -> dict[str, Any]:
     """The runtime's namespace (for the differential test and the throughput benchmark):
     the carried text run with the names a written module's header gives it."""
+    import builtins
     import datetime
     import decimal
     import enum
@@ -53,8 +54,8 @@ def runtime() -> dict[str, Any]:
     from hypothesis import reject
 
     ns: dict[str, Any] = {
-        "datetime": datetime, "decimal": decimal, "enum": enum, "importlib": importlib,
-        "math": math, "os": os, "pathlib": pathlib, "re": re, "sys": sys,
+        "builtins": builtins, "datetime": datetime, "decimal": decimal, "enum": enum,
+        "importlib": importlib, "math": math, "os": os, "pathlib": pathlib, "re": re, "sys": sys,
         "Fraction": Fraction, "reject": reject, "TARGET": "", "BINDS": {},
     }  # fmt: skip
     exec(compile(runtime_source(), "<derivative runtime>", "exec"), ns)

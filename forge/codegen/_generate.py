@@ -122,6 +122,7 @@ def _text_of(o: Any) -> str:
 _IMPORTS = (
     "from __future__ import annotations",
     "",
+    "import builtins",
     "import datetime",
     "import decimal",
     "import enum",

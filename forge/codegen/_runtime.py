@@ -19,6 +19,7 @@ systems.
 
 from __future__ import annotations
 
+import builtins
 import datetime
 import decimal
 import enum
@@ -354,13 +355,75 @@ class Returned:
         return f"returned {_show(self.value)}"
 
 
+# The built-in classes, taken when this module is imported (before the target is): a raised
+# class is a built-in exception only if it IS one of these, whatever its name.  type's own
+# descriptors read a class's real MRO, name and module (a metaclass cannot answer for them).
+_BUILTIN_TYPES = {k: v for k, v in vars(builtins).items() if isinstance(v, type)}
+_TYPE_MRO = type.__dict__["__mro__"].__get__
+_TYPE_NAME = type.__dict__["__name__"].__get__
+_TYPE_MODULE = type.__dict__["__module__"].__get__
+
+
+def _module_of(cls: type) -> str:
+    try:
+        module = _TYPE_MODULE(cls)
+    except AttributeError:
+        return "?"
+    return module if type(module) is str else "?"
+
+
+def _in_package(module: str, home: str) -> bool:
+    return module == home or module.startswith(home + ".")
+
+
+def _own(module: str) -> bool:
+    """Whether ``module`` is the target's own code: the target module, or a module whose
+    file lies in the target's folder (its top-level package's folder for a package)."""
+    target = _target()
+    if module == target.__name__:
+        return True
+    top = sys.modules.get(target.__name__.partition(".")[0], target)
+    file = getattr(top, "__file__", None)
+    found = getattr(sys.modules.get(module), "__file__", None)
+    if not isinstance(file, str) or not isinstance(found, str):
+        return False
+    root = os.path.dirname(os.path.abspath(file))
+    return os.path.abspath(found).startswith(root + os.sep)
+
+
 class Raised:
     def __init__(self, exc: BaseException) -> None:
-        self.names = tuple(c.__name__ for c in type(exc).__mro__)
+        self.classes = _TYPE_MRO(type(exc))
+        self.names = tuple(str.__str__(_TYPE_NAME(c)) for c in self.classes)
         self.message = str(exc)[:500]
 
+    def is_a(self, name: str) -> bool:
+        """Whether this is the contract's exception ``name`` or a subclass: a built-in name
+        means the built-in class itself; a declared one the class of that name defined in
+        the target's own code (or in the module ``BINDS`` names, or a module inside it)."""
+        real = _BUILTIN_TYPES.get(name)
+        if real is not None and issubclass(real, BaseException):
+            return any(c is real for c in self.classes)
+        attr, home = name, ""
+        if name in BINDS:
+            home, _, path = BINDS[name].partition(":")
+            attr = (path or name).rpartition(".")[2]
+        for c, n in zip(self.classes, self.names, strict=True):
+            if n != attr or _BUILTIN_TYPES.get(attr) is c:
+                continue
+            module = _module_of(c)
+            if _own(module) or (home and _in_package(module, home)):
+                return True
+        return False
+
     def __str__(self) -> str:
-        return f"raised {self.names[0]}" + (f"({self.message!r})" if self.message else "")
+        text = f"raised {self.names[0]}" + (f"({self.message!r})" if self.message else "")
+        first = self.classes[0]
+        if self.names[0] in _BUILTIN_TYPES and _BUILTIN_TYPES[self.names[0]] is not first:
+            module = _module_of(first)
+            where = f"candidate module {module!r}" if _own(module) else f"module {module!r}"
+            text += f" (defined in {where}, not the built-in)"
+        return text
 
 
 def _invoke(fn: Callable[..., Any], args: Sequence[Any]) -> Returned | Raised:
@@ -453,7 +516,7 @@ def judge(owner: Owner, inp: Inp, outcome: Returned | Raised) -> tuple[dict[str,
             holding.append(c)
     if holding:
         wanted = [str(c.exception) for c in holding]
-        if isinstance(outcome, Raised) and any(w in outcome.names for w in wanted):
+        if isinstance(outcome, Raised) and any(outcome.is_a(w) for w in wanted):
             return failures, None
         need = " or ".join(dict.fromkeys(wanted))
         for c in holding:
@@ -512,7 +575,7 @@ def check_example(
     outcome = _invoke(fn, owner.args(inp))
     call = owner.call_text(inp)
     if exception is not None:
-        if isinstance(outcome, Raised) and exception in outcome.names:
+        if isinstance(outcome, Raised) and outcome.is_a(exception):
             return
         raise AssertionError(f"{header} failed\n  input:    {call}\n  got:      {outcome}\n"
                              f"  required: raise {exception}")

@@ -28,8 +28,9 @@ Why it is built the way it is:
   header keeps every byte printable, so no transport (a Docker attach stream included) can
   mistake a length for a control sequence.
 - **The worker judges nothing.**  It looks names up, converts values, calls, and reports
-  results or exceptions (their class names along the MRO and the message).  The oracle,
-  the receipts and every verdict live on the host.
+  results or exceptions (along the real MRO each class's name, module and whether it *is*
+  the built-in class of that name, and the message).  The oracle, the receipts and every
+  verdict live on the host.
 - **Process-backend set-up happens here, before the candidate is imported** (the ``setup``
   request): fresh namespaces through ``unshare(2)`` (via ``ctypes``: Python 3.11 has no
   ``os.unshare``), a private read-only root built from read-only bind mounts and entered
@@ -63,8 +64,9 @@ Protocol (one request at a time; every response echoes the request's ``id``)::
     -> {"id": n, "op": "call", "target": NAME, "args": [...]}
     -> {"id": n, "op": "new_instance", "target": CLASS, "args": []}
     -> {"id": n, "op": "method", "target": METHOD, "instance": H, "args": [...]}
-    <- {"id": n, "ok": true, "value": V} | {"id": n, "ok": false, "exc": {"mro", "message",
-                                                                        "phase"}}
+    <- {"id": n, "ok": true, "value": V} | {"id": n, "ok": false, "exc": EXC}
+       EXC = {"mro": [NAME, ...], "modules": [MODULE, ...], "builtin": [BOOL, ...],
+              "message": text, "phase": PHASE}
     -> {"id": n, "op": "explore", "target": SYSTEM, "args": {"setup": [[OP, [ARGS]], ...],
         "calls": [[OP, [ARGS]], ...], "limit": N, "timeout": SECONDS, "batch": K}}
     -> {"id": n, "op": "explore_next"}      more runs of the same search
@@ -73,6 +75,19 @@ Protocol (one request at a time; every response echoes the request's ``id``)::
        RUN = {"schedule": text, "setup": [OUTCOME...], "outcomes": [OUTCOME...],
               "trace": text, "deadlock": bool};  OUTCOME = {"ok": true, "value": V} |
               {"ok": false, "exc": {...}}; an argument {"$ref": i} is set-up call i's result
+
+``mro`` names the exception's classes along its real MRO (``type.__mro__`` read through
+``type``'s own descriptor, which a metaclass cannot override), most derived first;
+``modules`` and ``builtin`` run parallel to it.  ``modules[i]`` is the class's
+``__module__`` (read the same way) when that is an ASCII dotted name, else ``"?"``;
+``builtin[i]`` is true exactly when the class *is* the built-in class of that name, by
+identity with the built-ins pinned before the candidate was imported (so a look-alike with
+``__module__ = "builtins"``, a rebound ``builtins.ValueError`` or a faked ``__name__`` is
+false).  The host refuses an ``exc`` whose lists differ in length, whose module is
+anything else, or whose built-in class does not come from ``builtins``.  The worker's own
+errors (``Sandbox...``) carry names only: every module ``"?"``, no built-in.  (Before
+``modules`` and ``builtin`` existed, the host matched class names alone; an ``exc``
+without them is now a protocol error.)
 
 Each explored schedule gets a fresh instance of SYSTEM (no-argument constructor), the
 set-up calls in order, then one thread per call.  If the constructor fails, ``setup`` holds
@@ -280,11 +295,9 @@ class Channel:
             fallback = {
                 "id": message.get("id"),
                 "ok": False,
-                "exc": {
-                    "mro": ["SandboxFrameTooLarge", "Exception", "BaseException", "object"],
-                    "message": f"the response was {len(data)} bytes; the cap is {MAX_FRAME}",
-                    "phase": "encode",
-                },
+                "exc": _synthetic("SandboxFrameTooLarge", "RuntimeError",
+                                  f"the response was {len(data)} bytes; the cap is {MAX_FRAME}",
+                                  "encode"),
             }
             data = _dumps(fallback).encode("ascii")
         frame = str(len(data)).encode("ascii") + b"\n" + data
@@ -430,23 +443,67 @@ def encode(value: Any, depth: int = 0) -> Any:
     return _opaque(value)
 
 
-def exception_info(exc: BaseException, phase: str) -> dict[str, Any]:
-    """What the host learns about an exception: class names along the MRO and the message."""
+_BUILTIN_TYPES = {k: v for k, v in vars(_builtins).items() if isinstance(v, type)}
+"""The interpreter's built-in classes by name, pinned before the candidate is imported:
+``exception_info`` compares class objects with these, so neither a look-alike's name nor a
+``builtins.ValueError = Mine`` rebinding makes a class the built-in."""
+
+_type_mro = type.__dict__["__mro__"].__get__
+_type_name = type.__dict__["__name__"].__get__
+_type_module = type.__dict__["__module__"].__get__
+"""``type``'s own descriptors, bound now: a metaclass can answer ``cls.__mro__`` and
+``cls.__name__`` with properties of its own, but these read the class object itself (its
+MRO is the one an ``except`` clause searches)."""
+
+MAX_CLASS_NAME = 200
+"""Longest class or module name sent (the host refuses longer ones)."""
+
+
+def _class_entry(cls: Any) -> tuple[str, str, bool]:
+    """``(name, module, builtin)`` of one class, read so that the candidate cannot fake it:
+    ``builtin`` is identity with the pinned built-in of that name; a module that is not an
+    ASCII dotted name (or a name that is empty or too long) is sent as ``"?"``."""
+    name = str.__str__(_type_name(cls))  # a str subclass set as __name__ becomes plain text
+    builtin = _BUILTIN_TYPES.get(name) is cls
+    if not 0 < len(name) <= MAX_CLASS_NAME:
+        name = "?"
     try:
-        mro = [_short(str(c.__name__)) for c in type(exc).__mro__][:64]
+        module = _type_module(cls)
+    except AttributeError:
+        module = "?"
+    if (type(module) is not str or len(module) > MAX_CLASS_NAME or not module.isascii()
+            or not all(part.isidentifier() for part in module.split("."))):
+        module = "?"
+    return name, module, builtin
+
+
+def exception_info(exc: BaseException, phase: str) -> dict[str, Any]:
+    """What the host learns about an exception: along its real MRO, each class's name, its
+    defining module and whether it *is* the built-in class of that name; and the message.
+
+    The host judges ``raises ValueError`` by the last of these, never by the name: a
+    candidate's own ``class ValueError(Exception)`` (whatever ``__module__`` or metaclass
+    it has) is not caught by a caller's ``except ValueError``, so it must not pass."""
+    try:
+        entries = [_class_entry(c) for c in _type_mro(type(exc))[:64]]
     except BaseException:
-        mro = ["BaseException", "object"]
+        entries = [("<unreadable exception class>", "?", False)]
     try:
         message = _short(str(exc))
     except BaseException:
         message = "<unprintable exception>"
-    return {"mro": mro, "message": message, "phase": phase}
+    return {"mro": [e[0] for e in entries], "modules": [e[1] for e in entries],
+            "builtin": [e[2] for e in entries], "message": message, "phase": phase}
 
 
 def _synthetic(name: str, base: str, message: str, phase: str) -> dict[str, Any]:
-    """An error of the worker's own (no such function, bad argument) in the same shape."""
-    return {"mro": [name, base, "Exception", "BaseException", "object"], "message": message,
-            "phase": phase}
+    """An error of the worker's own (no such function, bad argument) in the same shape.
+
+    Its classes are names only, never real classes: every module is ``"?"`` and none is
+    a built-in, so a worker error can never pass for the candidate raising ``base``."""
+    mro = [name, base, "Exception", "BaseException", "object"]
+    return {"mro": mro, "modules": ["?"] * len(mro), "builtin": [False] * len(mro),
+            "message": message, "phase": phase}
 
 
 # --------------------------------------------------------------------------- output

@@ -36,15 +36,25 @@ class SandboxCaller:
         self.sandbox = sandbox
         self.recording = recording
         """Where the judged calls are sampled for the replay (``_replay.py``), if anywhere."""
+        staged = getattr(sandbox, "staged", None)
+        self.own_modules = _staged_modules(getattr(staged, "files", ()))
+        """The modules of the candidate's own code: those staged with it."""
 
-    @staticmethod
-    def _outcome(result: Any) -> Outcome:
+    def _raised(self, exc: Any) -> Raised:
+        """A candidate's exception as the oracle reads it: per class, its module, whether
+        the worker found it to be the built-in of that name, and whether its module is
+        one the candidate brought."""
+        modules = tuple(exc.modules)
+        return Raised(tuple(exc.classes), str(exc.message), modules, tuple(exc.builtin),
+                      tuple(m in self.own_modules for m in modules))
+
+    def _outcome(self, result: Any) -> Outcome:
         status = getattr(result, "status", "error")
         if status == "returned":
             return Outcome.returned(result.value)
         exc = getattr(result, "exc", None)
         if status == "raised" and exc is not None:
-            return Outcome(raised=Raised(tuple(exc.classes), str(exc.message)))
+            return Outcome(raised=self._raised(exc))
         detail = getattr(result, "detail", "") or (exc.message if exc is not None else "")
         return Outcome(raised=Raised((_sandbox_class(str(status)),), str(detail)))
 
@@ -68,13 +78,12 @@ class SandboxCaller:
             self.recording.method(handle, op, tuple(args), outcome)
         return outcome
 
-    @staticmethod
-    def _wire_outcome(out: WireOutcome) -> Outcome:
+    def _wire_outcome(self, out: WireOutcome) -> Outcome:
         if out.ok:
             return Outcome.returned(out.value)
         exc = out.exc
         if exc is not None and exc.phase in ("call", "load"):
-            return Outcome(raised=Raised(tuple(exc.classes), str(exc.message)))
+            return Outcome(raised=self._raised(exc))
         return Outcome(raised=Raised(("SandboxError",), exc.message if exc else ""))
 
     def explore(
@@ -141,6 +150,22 @@ class SandboxCaller:
         finally:
             # the worker's search may still be going: end it (a no-op when it is over)
             self.sandbox.explore_close()
+
+
+def _staged_modules(files: Any) -> frozenset[str]:
+    """Module names of the staged candidate's files (relative paths): ``pkg/core.py`` is
+    ``pkg.core``, ``pkg/__init__.py`` is ``pkg``."""
+    out: set[str] = set()
+    for path in files or ():
+        text = str(path)
+        if not text.endswith(".py"):
+            continue
+        parts = text[:-3].split("/")
+        if parts[-1] == "__init__":
+            parts.pop()
+        if parts and all(p.isidentifier() for p in parts):
+            out.add(".".join(parts))
+    return frozenset(out)
 
 
 def _safety_net(sandbox: Any, system: str, seen: int, limit: int, started: float) -> None:

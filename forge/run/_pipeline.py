@@ -333,8 +333,8 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
                          "inputs, every possible trigger hit)")
     else:
         bad = [o.id for o in evidence.failed()]
-        report.reason = f"{len(bad)} obligation{'s' if len(bad) != 1 else ''} did not pass: " + \
-            ", ".join(bad)
+        report.reason = evidence.nondeterminism_prefix() + \
+            f"{len(bad)} obligation{'s' if len(bad) != 1 else ''} did not pass: " + ", ".join(bad)
 
 
 def _replay(info: TypeInfo, options: RunOptions, first: Sandbox, recording: Recording,

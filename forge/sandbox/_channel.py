@@ -50,6 +50,8 @@ MAX_TRACE_LINES = 100
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _FRAC = re.compile(r"-?[0-9]{1,4000}/[0-9]{1,4000}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,199}")
+_MODULE = re.compile(r"(?=.{1,200}$)[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+"""A class's module as the worker reports it: an ASCII dotted name (else it sends ``?``)."""
 
 
 class ChannelError(InternalError):
@@ -97,20 +99,31 @@ class InstanceRef:
 
 @dataclass(frozen=True)
 class RaisedError:
-    """An exception reported by the worker: class names along the MRO, message, phase."""
+    """An exception reported by the worker: its classes along the MRO, message, phase.
+
+    For each class the worker also reports its defining module and whether it *is* the
+    built-in class of that name, decided there by identity with the built-ins it pinned
+    before the candidate was imported: a name alone proves nothing (a candidate can define
+    ``class ValueError(Exception)``), and neither does a module (it can set
+    ``__module__ = "builtins"``)."""
 
     classes: tuple[str, ...]
     """The exception's class names along its MRO (the wire's ``mro``), most derived first."""
     message: str
     phase: str
+    modules: tuple[str, ...] = ()
+    """Parallel to ``classes``: each class's ``__module__`` (``"?"`` when unknown)."""
+    builtin: tuple[bool, ...] = ()
+    """Parallel to ``classes``: whether that class is the built-in class of that name."""
 
     @property
     def name(self) -> str:
         return self.classes[0]
 
-    def is_a(self, name: str) -> bool:
-        """Whether the exception is ``name`` or a subclass of it (by class name)."""
-        return name in self.classes
+    def derives_from_builtin(self, name: str) -> bool:
+        """Whether the exception is the built-in class ``name`` or a subclass of it (by
+        the worker's identity check; a look-alike of that name is not)."""
+        return any(c == name and b for c, b in zip(self.classes, self.builtin, strict=False))
 
 
 @dataclass(frozen=True)
@@ -207,9 +220,16 @@ def decode_value(value: object, depth: int = 0) -> object:
     raise ProtocolError(f"unknown tag {tag[:40]!r}")
 
 
+_EXC_KEYS = frozenset({"mro", "modules", "builtin", "message", "phase"})
+
+
 def decode_exception(payload: object) -> RaisedError:
-    """The ``exc`` member of a response, validated."""
-    if not isinstance(payload, dict) or set(payload) != {"mro", "message", "phase"}:
+    """The ``exc`` member of a response, validated.
+
+    ``modules`` and ``builtin`` run parallel to ``mro``: a module is a dotted name or
+    ``"?"``, a flag is a boolean, and a class flagged built-in must come from ``builtins``
+    (the worker never says otherwise; a frame that does was not written by it)."""
+    if not isinstance(payload, dict) or set(payload) != _EXC_KEYS:
         raise ProtocolError("bad exc object")
     mro = payload["mro"]
     if (
@@ -218,10 +238,26 @@ def decode_exception(payload: object) -> RaisedError:
         or not all(isinstance(m, str) and 0 < len(m) <= 200 for m in mro)
     ):
         raise ProtocolError("bad exc.mro")
+    modules = payload["modules"]
+    if (
+        not isinstance(modules, list)
+        or len(modules) != len(mro)
+        or not all(isinstance(m, str) and (m == "?" or _MODULE.fullmatch(m)) for m in modules)
+    ):
+        raise ProtocolError("bad exc.modules")
+    builtin = payload["builtin"]
+    if (
+        not isinstance(builtin, list)
+        or len(builtin) != len(mro)
+        or not all(type(b) is bool for b in builtin)
+        or any(b and m != "builtins" for b, m in zip(builtin, modules, strict=True))
+    ):
+        raise ProtocolError("bad exc.builtin")
     phase = payload["phase"]
     if phase not in PHASES:
         raise ProtocolError("bad exc.phase")
-    return RaisedError(tuple(mro), _text(payload["message"], "exc.message"), str(phase))
+    return RaisedError(tuple(mro), _text(payload["message"], "exc.message"), str(phase),
+                       tuple(modules), tuple(builtin))
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,9 @@ class Caller(Protocol):
     ``date``, ``tuple`` for lists, ``EnumValue``), positional in declared order; the
     caller converts them to what the candidate expects (lists, the candidate's Enum
     members or member names).  Results come back as ``Outcome``: whatever was returned,
-    or the raised exception's class names (MRO) and message.  A caller never raises
-    for something the candidate did.
+    or the raised exception's classes (real MRO: name, module, whether each is the
+    built-in of that name, whether it is the candidate's own code) and message.  A caller
+    never raises for something the candidate did.
     """
 
     def call(self, func_name: str, args: Sequence[object]) -> Outcome: ...

@@ -3,8 +3,8 @@
 One engine serves every way of testing: ``derivative tests`` and the pytest plugin use
 an in-process caller (``InProcessCaller``), the build pipeline a caller whose calls cross
 the sandbox channel (``SandboxCaller``).  The engine only ever sees ``Outcome``s (a
-value, or the class names and message of a raised exception) and judges them with the
-oracle on the host.
+value, or the classes and message of a raised exception: per class its name, module and
+whether it is the built-in of that name) and judges them with the oracle on the host.
 
 Per function (and per operation, inside stateful tests):
 
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, example, given, reject, seed, settings
-from hypothesis.errors import FailedHealthCheck, Unsatisfiable
+from hypothesis.errors import FailedHealthCheck, Flaky, Unsatisfiable
 
 from derivative._ast import Expr, FunctionDecl, Obligation, SystemDecl
 from derivative._canon import contract_identity
@@ -46,7 +46,8 @@ from derivative.solver import Plan, Trigger, clear_cache, plan_for, space_for
 from ._callers import Caller
 from ._counting import _Counts
 from ._evidence import ObligationEvidence, RunEvidence, TriggerEvidence
-from ._oracle import Failure, Judge, Outcome, make_evaluator
+from ._flaky import first_failure, nondeterministic
+from ._oracle import Failure, Judge, Outcome, describe_input, describe_outcome, make_evaluator
 from ._strategies import InputGen, Region, spec_alphabet
 from ._system import _SystemRunner
 
@@ -318,7 +319,8 @@ class Engine:
         limit = len(judge.judged_obligations) + 1
         for _ in range(limit):
             counts = _Counts()
-            body = self._function_body(name, names, judge, plan, counts, masked)
+            last: list[tuple[str, str]] = []
+            body = self._function_body(name, names, judge, plan, counts, masked, last)
             test = given(gen.strategy(self._regions(name)))(body)
             for inp in explicit:
                 test = example(inp)(test)
@@ -330,6 +332,15 @@ class Engine:
             except _Failed as exc:
                 for f in exc.failures:
                     failures.setdefault(f.obligation_id, (f, None))
+                    masked.add(f.obligation_id)
+                continue
+            except Flaky as exc:
+                first = first_failure(exc, _Failed)
+                if first is None:  # not the candidate's: our own strategies misbehaved
+                    raise
+                for f in first.failures:
+                    replay = last[-1][1] if last and last[-1][0] == f.call else None
+                    failures.setdefault(f.obligation_id, nondeterministic(f, replay))
                     masked.add(f.obligation_id)
                 continue
             except (Unsatisfiable, FailedHealthCheck) as exc:
@@ -346,12 +357,16 @@ class Engine:
 
     def _function_body(
         self, name: str, names: Sequence[str], judge: Judge, plan: Plan, counts: _Counts,
-        masked: set[str],
+        masked: set[str], last: list[tuple[str, str]],
     ) -> Callable[[dict[str, object]], None]:
+        """The property of ``name``; ``last`` keeps the latest call and what it gave (when
+        Hypothesis's replay of a failure does not fail, that is the replay)."""
+
         def body(inp: dict[str, object]) -> None:
             if not judge.admits(inp):
                 reject()
             outcome = self.caller.call(name, [inp[n] for n in names])
+            last[:] = [(describe_input(judge.func, inp), describe_outcome(outcome))]
             j = judge.judge(inp, outcome)
             counts.record(j.judged, plan.triggers, self._hits(plan, inp))
             new = [f for f in j.failures if f.obligation_id not in masked]

@@ -156,6 +156,17 @@ class RunEvidence:
         ok = all(o.status in ("passed", "vacuous") for o in self.obligations)
         return "passed" if ok and self.obligations else "failed"
 
+    def nondeterminism_prefix(self) -> str:
+        """``"nondeterministic: CALL: ...; "`` when a counterexample shows one call giving
+        two outcomes (``_flaky.py``), so that a run's reason names it first; else ``""``."""
+        from ._flaky import describe
+
+        for o in self.obligations:
+            line = describe(o.counterexample)
+            if line is not None:
+                return f"nondeterministic: {line}; "
+        return ""
+
     def by_id(self) -> dict[str, ObligationEvidence]:
         return {o.id: o for o in self.obligations}
 
@@ -170,8 +181,8 @@ class RunEvidence:
         elif self.status == "passed":
             reason = "every obligation passed or was proved vacuous"
         else:
-            reason = f"{len(self.failed())} obligation(s) did not pass: " + ", ".join(
-                o.id for o in self.failed())
+            reason = self.nondeterminism_prefix() + f"{len(self.failed())} obligation(s) did " \
+                "not pass: " + ", ".join(o.id for o in self.failed())
         return {
             "format": RUN_FORMAT,
             "status": self.status,
@@ -196,6 +207,8 @@ class RunEvidence:
         if not self.obligations:
             head = "no function or system to test: nothing was judged"
         lines = [f"{self.spec.get('name', '?')}: {self.status} ({head})"]
+        if self.status == "failed" and self.nondeterminism_prefix():
+            lines.append(self.nondeterminism_prefix().rstrip("; "))
         for o in self.obligations:
             if o.status in ("failed", "unexercised"):
                 lines.append(o.explain())

@@ -78,6 +78,22 @@ class InProcessCaller:
         self.module = module
         self.binds = dict(binds or {})
         self._lock = threading.Lock()
+        self._root = _candidate_root(module)
+
+    def owns(self, module_name: str) -> bool:
+        """Whether the module named ``module_name`` is the candidate's own code: the target
+        module itself, or a module whose file lies in the target's folder (the package's
+        folder for a package), as the sandbox stages it."""
+        if module_name == self.module.__name__:
+            return True
+        mod = sys.modules.get(module_name)
+        file = getattr(mod, "__file__", None)
+        if self._root is None or not isinstance(file, str):
+            return False
+        return os.path.abspath(file).startswith(self._root + os.sep)
+
+    def _error(self, exc: BaseException) -> Outcome:
+        return Outcome.error(exc, self.owns)
 
     @classmethod
     def for_contract(cls, module: ModuleType, info: TypeInfo) -> InProcessCaller:
@@ -121,16 +137,15 @@ class InProcessCaller:
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
-            return Outcome.error(exc)
+            return self._error(exc)
 
     def call(self, func_name: str, args: Sequence[object]) -> Outcome:
         try:
             fn = self.resolve(func_name)
         except Exception as exc:
-            return Outcome.error(exc)
+            return self._error(exc)
         if not callable(fn):
-            return Outcome(raised=Raised(("TypeError", "Exception", "BaseException"),
-                                         f"{func_name} is not callable"))
+            return self._error(TypeError(f"{func_name} is not callable"))
         return self._invoke(fn, args)
 
     def new_instance(self, system: str) -> object:
@@ -142,13 +157,13 @@ class InProcessCaller:
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
-            return Outcome.error(exc)
+            return self._error(exc)
 
     def method(self, handle: object, op: str, args: Sequence[object]) -> Outcome:
         try:
             fn = getattr(handle, op)
         except Exception as exc:
-            return Outcome.error(exc)
+            return self._error(exc)
         return self._invoke(fn, args)
 
     def explore(
@@ -206,7 +221,7 @@ def explore_in_process(
             if r.status == "returned" and isinstance(r.value, Outcome):
                 outcomes.append(r.value)
             elif r.error is not None:
-                outcomes.append(Outcome.error(r.error))
+                outcomes.append(Outcome.error(r.error, caller.owns))
             else:
                 outcomes.append(Outcome(raised=Raised((f"Thread{r.status.capitalize()}",),
                                                       r.status)))
@@ -223,6 +238,17 @@ def explore_in_process(
             f"the exploration of interleavings of {system} ran into its wall-clock safety "
             f"limit of {EXPLORE_SAFETY_SECONDS:g} s after {seen} of at most {limit} schedules"
         )
+
+
+def _candidate_root(module: ModuleType) -> str | None:
+    """The folder of the candidate's own code: its top-level package's folder, or the
+    folder of a plain module's file; None for a module without a file."""
+    top = sys.modules.get(module.__name__.partition(".")[0], module)
+    file = getattr(top, "__file__", None)
+    if not isinstance(file, str):
+        paths = list(getattr(top, "__path__", None) or [])
+        return os.path.abspath(paths[0]) if paths else None
+    return os.path.dirname(os.path.abspath(file))
 
 
 def _candidate_files(module: ModuleType) -> Callable[[str], bool] | None:

@@ -1,7 +1,7 @@
 """The test oracle: judges one concrete call against the obligations of its owner.
 
 The oracle lives on the host and reads only what came back from a call (a value, or
-the class names and message of a raised exception), never the candidate's objects
+the classes and message of a raised exception), never the candidate's objects
 themselves, so the same oracle judges an in-process call and a call that crossed the
 sandbox channel.  It judges with the language's evaluator (``derivative._eval``), the
 reference meaning of every expression.
@@ -12,9 +12,12 @@ Rules (docs/language.md §6-8; decisions where the design is silent are marked *
   (undefined is not true) and every argument conforms to its declared type
   (refinements included).  Invalid inputs are never judged.
 - **Raises.**  Where one or more ``raises`` conditions hold, the call must raise one of
-  their exceptions (matched by class name through the raised exception's MRO); raising
-  any one of them satisfies every holding clause.  Where none holds the call must
-  return normally.
+  their exceptions or a subclass; raising any one of them satisfies every holding
+  clause.  Where none holds the call must return normally.  A class *is* one of them by
+  identity, never by name alone (``Raised.is_a``): a built-in name means the built-in
+  class (a candidate's own ``class ValueError(Exception)`` is not it, since a caller's
+  ``except ValueError`` would not catch it); a declared exception means the class of
+  that name defined in the candidate's own code, or where the spec ``bind``s it.
 - **Ensures** are judged on normal returns where no ``raises`` condition holds, with
   ``result`` bound to the returned value converted to the language's representation.
   False or *undefined* is a failure: undefined evaluation is never a pass.
@@ -36,15 +39,17 @@ Rules (docs/language.md §6-8; decisions where the design is silent are marked *
 
 from __future__ import annotations
 
+import builtins
 import enum
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from fractions import Fraction
 from typing import Final
 
-from derivative._ast import Call, Compare, Expr, Obligation, Result
+from derivative._ast import BindDecl, Call, Compare, Expr, Obligation, Result
+from derivative._builtins import BUILTIN_EXCEPTIONS
 from derivative._eval import Evaluator
 from derivative._evalops import Comparer, conforms, is_int
 from derivative._numbers import number_source
@@ -72,29 +77,122 @@ __all__ = [
 # --------------------------------------------------------------------------- outcomes
 
 
+_BUILTIN_TYPES: Final[dict[str, type]] = {
+    name: obj for name, obj in vars(builtins).items() if isinstance(obj, type)
+}
+"""The interpreter's built-in classes by name, captured when derivative is imported: before
+any candidate runs in this interpreter (``derivative tests``), so rebinding a name in
+``builtins`` cannot make a look-alike the built-in."""
+
+_TYPE_MRO = type.__dict__["__mro__"].__get__
+_TYPE_NAME = type.__dict__["__name__"].__get__
+_TYPE_MODULE = type.__dict__["__module__"].__get__
+"""``type``'s own descriptors: a metaclass can answer ``cls.__mro__`` or ``cls.__name__``
+with a property of its own, but not these, which read the class object itself (its MRO is
+the one ``except`` clauses search)."""
+
+
+def class_facts(exc: BaseException) -> tuple[tuple[str, str, bool], ...]:
+    """``(name, module, builtin)`` for each class of ``exc``'s real MRO, most derived first.
+
+    ``builtin`` says whether the class *is* the built-in class of that name (identity, not
+    name), ``module`` is its ``__module__`` when that is a dotted name, else ``"?"``.
+    """
+    out: list[tuple[str, str, bool]] = []
+    for cls in _TYPE_MRO(type(exc))[:64]:
+        name = str.__str__(_TYPE_NAME(cls))  # a str subclass as __name__: its plain text
+        try:
+            module = _TYPE_MODULE(cls)
+        except AttributeError:
+            module = None
+        if not isinstance(module, str) or not all(p.isidentifier() for p in module.split(".")):
+            module = "?"
+        out.append((name, module, _BUILTIN_TYPES.get(name) is cls))
+    return tuple(out)
+
+
+def in_package(module: str, home: str) -> bool:
+    """Whether ``module`` is ``home`` or a module inside it (``home.sub``)."""
+    return module == home or module.startswith(home + ".")
+
+
 @dataclass(frozen=True)
 class Raised:
-    """A raised exception as the oracle sees it: class names (MRO order) and message."""
+    """A raised exception as the oracle sees it: its classes (real MRO order), message.
+
+    Beside each class name it keeps where the class comes from, because a name alone
+    proves nothing (a candidate can define its own ``class ValueError(Exception)``, which
+    a caller's ``except ValueError`` does not catch): ``modules`` (the defining module,
+    ``"?"`` when unknown), ``builtin`` (the class *is* the interpreter's built-in of that
+    name, decided by identity where the class lives) and ``own`` (it is defined in the
+    candidate's own code).  A ``Raised`` made without them (a sandbox failure, a thread
+    that never finished) matches no exception of a contract.
+    """
 
     names: tuple[str, ...]
     message: str = ""
+    modules: tuple[str, ...] = ()
+    builtin: tuple[bool, ...] = ()
+    own: tuple[bool, ...] = ()
 
     @property
     def name(self) -> str:
         return self.names[0] if self.names else "<unknown exception>"
 
-    def is_a(self, name: str) -> bool:
-        """Whether the exception is ``name`` or a subclass of it (by class name)."""
-        return name in self.names
+    def _entries(self) -> zip[tuple[str, str, bool, bool]]:
+        n = len(self.names)
+        if not len(self.modules) == len(self.builtin) == len(self.own) == n:
+            return zip((), (), (), (), strict=True)
+        return zip(self.names, self.modules, self.builtin, self.own, strict=True)
+
+    def is_a(self, name: str, bind: str | None = None) -> bool:
+        """Whether the exception is the contract's exception ``name`` or a subclass of it.
+
+        A built-in exception name means the built-in class itself (identity): a class of
+        the same name defined elsewhere is not it.  A declared exception means the
+        candidate's own class of that name (defined in the candidate's code), or, when the
+        spec binds it (``bind`` is ``"module:attribute"``), the class of the attribute's
+        name defined in that module or a module inside it; never a built-in.
+        """
+        if name in BUILTIN_EXCEPTIONS:
+            return any(n == name and b for n, _, b, _ in self._entries())
+        attr, home = name, ""
+        if bind is not None:
+            home, _, path = bind.partition(":")
+            attr = (path or name).rpartition(".")[2]
+        return any(
+            n == attr and not b and (o or (bool(home) and in_package(m, home)))
+            for n, m, b, o in self._entries()
+        )
+
+    @property
+    def lookalike(self) -> str:
+        """Where the class comes from when it only looks like a built-in (``"defined in
+        candidate module 'm', not the built-in"``), so that a report cannot be misread;
+        ``""`` otherwise."""
+        entries = list(self._entries())
+        if not entries or self.name not in _BUILTIN_TYPES or entries[0][2]:
+            return ""
+        _, module, _, own = entries[0]
+        where = ("an unknown module" if module == "?" else
+                 f"candidate module {module!r}" if own else f"module {module!r}")
+        return f"defined in {where}, not the built-in"
 
     @classmethod
-    def of(cls, exc: BaseException) -> Raised:
-        names = tuple(c.__name__ for c in type(exc).__mro__)
+    def of(cls, exc: BaseException, own: Callable[[str], bool] | None = None) -> Raised:
+        """The exception ``exc`` (a real object in this interpreter); ``own(module)`` says
+        whether a module is part of the candidate (None: no module is)."""
+        try:
+            facts = class_facts(exc)
+        except Exception:  # a class that cannot be read matches nothing
+            facts = (("<unreadable exception class>", "?", False),)
         try:
             message = str(exc)
         except Exception:  # a hostile __str__ must not crash the judge
             message = "<unprintable message>"
-        return cls(names, message[:2000])
+        mine = tuple(m != "?" and not b and own is not None and own(m) for _, m, b in facts)
+        return cls(tuple(n for n, _, _ in facts), message[:2000],
+                   tuple(m for _, m, _ in facts), tuple(b for _, _, b in facts), mine)
 
 
 @dataclass(frozen=True, repr=False)
@@ -114,8 +212,8 @@ class Outcome:
         return cls(value=value)
 
     @classmethod
-    def error(cls, exc: BaseException) -> Outcome:
-        return cls(raised=Raised.of(exc))
+    def error(cls, exc: BaseException, own: Callable[[str], bool] | None = None) -> Outcome:
+        return cls(raised=Raised.of(exc, own))
 
 
 # --------------------------------------------------------------------------- values
@@ -247,8 +345,10 @@ def describe_input(func: str, args: Mapping[str, object]) -> str:
 
 def describe_outcome(outcome: Outcome) -> str:
     if outcome.raised is not None:
-        msg = outcome.raised.message
-        return f"raised {outcome.raised.name}" + (f"({msg!r})" if msg else "")
+        raised = outcome.raised
+        msg = f"({raised.message!r})" if raised.message else ""
+        note = f" ({raised.lookalike})" if raised.lookalike else ""
+        return f"raised {raised.name}{msg}{note}"
     return f"returned {describe(outcome.value)}"
 
 
@@ -340,6 +440,8 @@ class Judge:
         self.examples = tuple(o for o in obligations if o.kind == "example")
         self.param_types = {n: t for n, t, _ in self.signature.params}
         self.reading = tuple(o for o in self.ensures if _reads_result(o.expr))
+        self.binds = {d.name: d.target for d in info.contract.declarations
+                      if isinstance(d, BindDecl)}
         self.synthetic: SyntheticObligation | None = None
         if not self.reading:
             file, line = _decl_position(info, owner)
@@ -382,7 +484,7 @@ class Judge:
         j.raising = tuple(o.id for o in holding)
         if holding:
             wanted = [o.exception or "" for o in holding]
-            if outcome.raised is not None and any(outcome.raised.is_a(w) for w in wanted):
+            if any(self.raised_is(outcome, w) for w in wanted):
                 return j
             need = " or ".join(dict.fromkeys(wanted))
             for o in holding:
@@ -435,6 +537,12 @@ class Judge:
             )
         return j
 
+    def raised_is(self, outcome: Outcome, exception: str) -> bool:
+        """Whether ``outcome`` raised the contract's ``exception`` (``Raised.is_a``, with
+        the spec's ``bind`` of that name)."""
+        raised = outcome.raised
+        return raised is not None and raised.is_a(exception, self.binds.get(exception))
+
     def _failure(
         self,
         o: AnyObligation,
@@ -461,7 +569,7 @@ class Judge:
         call = describe_input(self.func, args)
         came_back = describe_outcome(outcome)
         if o.exception is not None:
-            if outcome.raised is not None and outcome.raised.is_a(o.exception):
+            if self.raised_is(outcome, o.exception):
                 return None
             return self._failure(o, call, args, came_back, f"raise {o.exception}")
         assert expected is not None

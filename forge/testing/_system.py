@@ -12,15 +12,16 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hypothesis import strategies as st
-from hypothesis.errors import FailedHealthCheck, Unsatisfiable
+from hypothesis.errors import FailedHealthCheck, Flaky, Unsatisfiable
 
 from derivative._ast import SystemDecl
 from derivative.solver import Plan
 
 from ._counting import _CallRecord, _CountCheck, _Counts, count_checks
 from ._evidence import ObligationEvidence, TriggerEvidence
+from ._flaky import REASON, first_failure, nondeterministic
 from ._hammer import hammer
-from ._oracle import NOT_CONFORMING, Failure
+from ._oracle import NOT_CONFORMING, Failure, describe_outcome
 from ._tracker import _StatefulFailure, _Tracker
 
 if TYPE_CHECKING:
@@ -62,11 +63,15 @@ class _SystemRunner:
         self.notes: dict[str, str] = {}
         self.explored: dict[str, int] = {o.id: 0 for o in self.invariants}
         """Per invariant: interleavings explored by the concurrent hammer."""
+        self.last_tracker: _Tracker | None = None
+        """The latest instance's life: after a failure Hypothesis could not replay, the
+        replay (``record_nondeterministic``)."""
 
     # ------------------------------------------------------------------ tracking
 
     def new_tracker(self) -> _Tracker:
-        return _Tracker(self)
+        self.last_tracker = _Tracker(self)
+        return self.last_tracker
 
     def _args(self, op: str, values: Mapping[str, object]) -> list[object]:
         return [values[p.name] for p in self.ops[op].params]
@@ -185,10 +190,69 @@ class _SystemRunner:
             except _StatefulFailure as exc:
                 exc.record(self)
                 continue
+            except Flaky as exc:
+                first = first_failure(exc, _StatefulFailure)
+                if first is not None:
+                    self.record_nondeterministic(first)
+                    continue
+                self.unreplayable(exc)
             except (Unsatisfiable, FailedHealthCheck) as exc:
                 for o in self.invariants:
                     self.notes.setdefault(o.id, f"Hypothesis found no valid call sequences: {exc}")
             break
+
+    # ------------------------------------------------------------------ nondeterminism
+
+    def _replayed(self, calls: list[str]) -> str | None:
+        """What the replay's call at the failing call's place gave (``calls`` is the first
+        run's trace: the constructor, then one line per call); None if it never got there."""
+        tracker = self.last_tracker
+        index = len(calls) - 2
+        if tracker is None or index < 0 or index >= len(tracker.records):
+            return None
+        rec = tracker.records[index]
+        if rec.text().split(" -> ")[0] != calls[-1].split(" -> ")[0]:
+            return None
+        return describe_outcome(rec.outcome)
+
+    def record_nondeterministic(self, exc: _StatefulFailure) -> None:
+        """A failure of a call sequence that its replay did not repeat: the candidate gave
+        two outcomes for the same calls (``_flaky.py``)."""
+        replay = self._replayed(exc.calls)
+        for f in exc.failures:
+            failure, extra = nondeterministic(f, replay)
+            self.failures.setdefault(f.obligation_id, (failure, {"calls": exc.calls, **extra}))
+        if exc.invariant is not None:
+            oid, info = exc.invariant
+            replay = self._replayed(list(info.get("calls") or []))
+            again = f"the last call {replay}" if replay else "did not break it"
+            got = (f"nondeterministic: the first run: {info.get('got')}; the same calls made "
+                   f"again: {again}")
+            self.inv_failures.setdefault(oid, {
+                **info, "reason": REASON, "first": info.get("got"), "replay": again,
+                "got": got, "message": f"{info.get('message')}\n  {got}",
+            })
+
+    def unreplayable(self, exc: Flaky) -> None:
+        """Hypothesis could not replay a call sequence and no failure of ours was in it: the
+        calls drew different data because results that feed later calls differed.  Only the
+        candidate's results feed the draws, so every obligation of the system not failed
+        already is failed for it: none of its evidence can be trusted."""
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        got = (f"nondeterministic: the same call sequence of {self.name} went differently when "
+               f"made again (Hypothesis: {why})")
+        required = "the same outcome every time the same calls are made"
+        extra = {"reason": REASON, "first": "one sequence of results",
+                 "replay": "different results for the same calls"}
+        for judge in self.judges.values():
+            for o in judge.judged_obligations:
+                self.failures.setdefault(o.id, (Failure(
+                    o.id, o.kind, o.text, o.file, o.line, f"calls of {self.name}", got,
+                    required), extra))
+        for inv in self.invariants:
+            self.inv_failures.setdefault(inv.id, {
+                "got": got, "required": required, "message": f"{inv.id} failed\n  got:      "
+                f"{got}\n  required: {required}", **extra})
 
     def _machine(self) -> type[Any]:
         """A ``RuleBasedStateMachine``: a fresh tracked instance per sequence, one rule per

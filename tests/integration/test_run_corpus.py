@@ -25,6 +25,7 @@ DOCKER_CASES = (
     "date_subscription_end",
     "enum_member_mistake",
     "list_max_empty",
+    "lookalike_builtin_exception",
     "real_tolerance_percent",
     "token_store_race",
     "wrong_exception_type",

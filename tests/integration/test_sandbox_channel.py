@@ -108,6 +108,22 @@ def test_a_truncated_frame_is_a_closed_channel_not_an_answer() -> None:
         channel.receive_body(far())
 
 
+def _exc_frame(**changes: object) -> bytes:
+    """A failure response whose ``exc`` is a look-alike ``E(Exception)``, with changes."""
+    exc: dict[str, object] = {"mro": ["E", "Exception"], "modules": ["cand", "builtins"],
+                              "builtin": [False, True], "message": "", "phase": "call"}
+    exc.update(changes)
+    return json.dumps({"id": 1, "ok": False, "exc": exc}).encode("ascii")
+
+
+def test_an_exception_carries_where_each_class_comes_from() -> None:
+    response = parse_response(_exc_frame(modules=["?", "builtins"]), 1)
+    exc = response.exc
+    assert exc is not None and exc.classes == ("E", "Exception")
+    assert exc.modules == ("?", "builtins") and exc.builtin == (False, True)
+    assert exc.derives_from_builtin("Exception") and not exc.derives_from_builtin("E")
+
+
 @pytest.mark.parametrize(
     ("body", "why"),
     [
@@ -123,9 +139,20 @@ def test_a_truncated_frame_is_a_closed_channel_not_an_answer() -> None:
         (b'{"id": 1, "ok": true, "value": 1, "extra": 2}', "keys"),
         (b'{"id": 1, "ok": true}', "keys"),
         (b'{"id": 1, "ok": false, "value": 1}', "keys"),
-        (b'{"id": 1, "ok": false, "exc": {"mro": [], "message": "", "phase": "call"}}', "mro"),
-        (b'{"id": 1, "ok": false, "exc": {"mro": ["E"], "message": 3, "phase": "call"}}', "mess"),
-        (b'{"id": 1, "ok": false, "exc": {"mro": ["E"], "message": "", "phase": "x"}}', "phase"),
+        (_exc_frame(mro=[], modules=[], builtin=[]), "mro"),
+        (_exc_frame(message=3), "mess"),
+        (_exc_frame(phase="x"), "phase"),
+        (b'{"id": 1, "ok": false, "exc": {"mro": ["E"], "message": "", "phase": "call"}}',
+         "exc object"),  # the format before modules and builtin: refused, never guessed
+        (_exc_frame(extra=1), "exc object"),
+        (_exc_frame(modules=["cand"]), "modules"),
+        (_exc_frame(modules=["a..b", "builtins"]), "modules"),
+        (_exc_frame(modules=["cand\u001b[31m", "builtins"]), "modules"),
+        (_exc_frame(modules=[3, "builtins"]), "modules"),
+        (_exc_frame(builtin=[False]), "builtin"),
+        (_exc_frame(builtin=[0, True]), "builtin"),
+        (_exc_frame(builtin=[True, True]), "builtin"),  # a built-in from module "cand"
+        (_exc_frame(modules=["?", "builtins"], builtin=[True, True]), "builtin"),
         (b'{"id": 1, "ok": true, "value": {"a": 1}}', "unknown tag"),
         (b'{"id": 1, "ok": true, "value": {"$eval": "1"}}', "unknown tag"),
         (b'{"id": 1, "ok": true, "value": {"$date": "2024-02-30"}}', "date"),

@@ -332,13 +332,21 @@ def test_the_engine_fails_an_exploration_that_never_finishes() -> None:
 # --------------------------------------------------------------------------- untrusted answers
 
 
+def _exc(mro: list[str], message: str = "", **changes: Any) -> dict[str, Any]:
+    """The worker's ``exc`` for built-in classes (the wire format of ``_worker.py``)."""
+    exc = {"mro": mro, "modules": ["builtins"] * len(mro), "builtin": [True] * len(mro),
+           "message": message, "phase": "call"}
+    exc.update(changes)
+    return exc
+
+
 def _run(**changes: Any) -> dict[str, Any]:
     run: dict[str, Any] = {
         "schedule": "[3:1] thread 1 -> thread 2",
         "setup": [{"ok": True, "value": "ann-1"}],
         "outcomes": [{"ok": True, "value": 1},
-                     {"ok": False, "exc": {"mro": ["KeyError", "LookupError", "Exception"],
-                                           "message": "'x'", "phase": "call"}}],
+                     {"ok": False, "exc": _exc(["KeyError", "LookupError", "Exception"],
+                                               "'x'")}],
         "trace": "schedule 3:1\n  thread 1 cand.py:3  x = 1",
         "deadlock": False,
     }
@@ -370,7 +378,13 @@ MALFORMED: dict[str, Any] = {
     "an outcome with both value and exc": _answer(
         [_run(outcomes=[{"ok": True, "value": 1, "exc": None}, {"ok": True, "value": 2}])]),
     "a bad exception": _answer(
-        [_run(outcomes=[{"ok": False, "exc": {"mro": [], "message": "", "phase": "call"}},
+        [_run(outcomes=[{"ok": False, "exc": _exc([])}, {"ok": True, "value": 2}])]),
+    "an exception without modules": _answer(
+        [_run(outcomes=[{"ok": False, "exc": {"mro": ["KeyError"], "message": "",
+                                              "phase": "call"}},
+                        {"ok": True, "value": 2}])]),
+    "a look-alike flagged built-in": _answer(
+        [_run(outcomes=[{"ok": False, "exc": _exc(["KeyError"], modules=["cand"])},
                         {"ok": True, "value": 2}])]),
     "schedule not a string": _answer([_run(schedule=["3:1"])]),
     "a huge schedule": _answer([_run(schedule="s" * 5000)]),
@@ -389,8 +403,7 @@ def test_malformed_explore_answers_are_refused(name: str) -> None:
 
 def test_a_well_formed_answer_is_read_and_its_text_made_safe() -> None:
     answer = _answer([_run(trace="line\x1b[31m red\r\nnext\tcol"),
-                      _run(setup=[{"ok": False, "exc": {"mro": ["ValueError"], "message": "m",
-                                                        "phase": "call"}}])], more=True)
+                      _run(setup=[{"ok": False, "exc": _exc(["ValueError"], "m")}])], more=True)
     batch = parse_explore_batch(answer, setup=1, calls=2, batch=4)
     assert batch.more and len(batch.runs) == 2
     first = batch.runs[0]
@@ -403,7 +416,7 @@ def test_a_well_formed_answer_is_read_and_its_text_made_safe() -> None:
 def test_one_set_up_outcome_stands_for_all_only_when_the_constructor_failed() -> None:
     from derivative.forge.sandbox._channel import ProtocolError
 
-    failed = {"ok": False, "exc": {"mro": ["ValueError"], "message": "m", "phase": "call"}}
+    failed = {"ok": False, "exc": _exc(["ValueError"], "m")}
     batch = parse_explore_batch(_answer([_run(setup=[failed])]), setup=3, calls=2, batch=1)
     assert len(batch.runs[0].setup) == 1
     with pytest.raises(ProtocolError, match="set-up outcomes"):

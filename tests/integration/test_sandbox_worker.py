@@ -125,12 +125,104 @@ def test_enum_arguments_become_the_candidates_own_enum_or_plain_names(
     assert missing.exc.phase == "decode" and "purple" in missing.exc.message
 
 
+LOOKALIKES = """
+import builtins
+
+_REAL = ValueError
+
+
+class ValueError(Exception):
+    __module__ = "builtins"
+
+
+class _Disguise(type):
+    __mro__ = property(lambda cls: (cls, _REAL, Exception, BaseException, object))
+    __name__ = property(lambda cls: "ValueError")
+
+
+class Disguised(Exception, metaclass=_Disguise):
+    pass
+
+
+class Sneaky(str):
+    def __eq__(self, other):
+        return True
+
+    def __hash__(self):
+        return hash("ValueError")
+
+
+class Renamed(Exception):
+    pass
+
+
+Renamed.__name__ = Sneaky("ValueError")
+
+
+class Odd(Exception):
+    __module__ = 42
+
+
+def lookalike():
+    raise ValueError("fake")
+
+
+def disguised():
+    raise Disguised("fake")
+
+
+def renamed():
+    raise Renamed("fake")
+
+
+def rebound():
+    builtins.ValueError = ValueError  # too late: the worker pinned the real one
+    raise ValueError("fake")
+
+
+def odd():
+    raise Odd("fake")
+
+
+def real():
+    raise _REAL("real")
+"""
+
+
+def test_a_lookalike_exception_is_reported_as_not_the_builtin(
+    launcher: Launcher, sandbox_factory: Make
+) -> None:
+    """Identity is decided in the worker against the built-ins pinned before the candidate
+    was imported; names and modules are read through ``type``'s own descriptors."""
+    sb = sandbox_factory(LOOKALIKES, launcher)
+    for name in ("lookalike", "disguised", "renamed", "rebound", "odd"):
+        result = sb.call(name)
+        exc = result.exc
+        assert result.status == "raised" and exc is not None, (name, result)
+        assert not exc.derives_from_builtin("ValueError"), (name, exc)
+        assert exc.builtin[0] is False and exc.builtin[-2:] == (True, True), (name, exc)
+    lookalike = sb.call("lookalike").exc
+    assert lookalike is not None and lookalike.classes[0] == "ValueError"
+    assert lookalike.modules[0] == "builtins"  # what it claims, flagged not built-in
+    disguised = sb.call("disguised").exc
+    assert disguised is not None
+    assert disguised.classes == ("Disguised", "Exception", "BaseException", "object")
+    odd = sb.call("odd").exc
+    assert odd is not None and odd.modules[0] == "?"
+    real = sb.call("real").exc
+    assert real is not None and real.derives_from_builtin("ValueError")
+    assert not sb.tainted
+
+
 def test_exceptions_carry_their_mro_and_message(launcher: Launcher, sandbox_factory: Make) -> None:
     sb = sandbox_factory(VALUES, launcher)
     raised = sb.call("raise_deeper", ["it broke"])
     assert raised.status == "raised" and raised.exc is not None
     assert raised.exc.classes[:4] == ("Deeper", "Boom", "ValueError", "Exception")
-    assert raised.exc.is_a("ValueError") and not raised.exc.is_a("KeyError")
+    assert raised.exc.derives_from_builtin("ValueError")
+    assert not raised.exc.derives_from_builtin("KeyError")
+    assert raised.exc.modules[:3] == ("cand", "cand", "builtins")
+    assert raised.exc.builtin[:4] == (False, False, True, True)
     assert raised.exc.message == "it broke" and raised.exc.phase == "call"
     exited = sb.call("raise_exit")
     assert exited.status == "raised" and exited.exc is not None

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus"
 PASSWORD = ROOT / "examples" / "password_policy.req"
 ALLOWED_IMPORTS = {
-    "__future__", "datetime", "decimal", "enum", "importlib", "math", "os", "pathlib",
+    "__future__", "builtins", "datetime", "decimal", "enum", "importlib", "math", "os", "pathlib",
     "re", "sys", "fractions", "hypothesis",
 }  # fmt: skip
 
@@ -143,7 +143,7 @@ def test_the_module_passes_a_correct_and_fails_a_wrong_implementation(
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["wrong_exception_type", "enum_as_strings",
-                                  "bank_withdraw_limit"])
+                                  "bank_withdraw_limit", "lookalike_builtin_exception"])
 def test_written_modules_catch_corpus_bugs(tmp_path: Path, case: str) -> None:
     folder = CORPUS / case
     module = generate_module(load([folder / "spec.req"]).types, "impl.py", examples=15, steps=8)

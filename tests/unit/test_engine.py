@@ -97,6 +97,8 @@ def test_the_caller_protocol_is_what_the_engine_needs() -> None:
 class _Exc:
     classes: tuple[str, ...]
     message: str
+    modules: tuple[str, ...] = ("builtins", "builtins")
+    builtin: tuple[bool, ...] = (True, True)
 
 
 @dataclass
@@ -107,9 +109,15 @@ class _Result:
     detail: str = ""
 
 
+@dataclass
+class _Staged:
+    files: tuple[str, ...]
+
+
 class _FakeSandbox:
-    def __init__(self, result: _Result) -> None:
+    def __init__(self, result: _Result, files: tuple[str, ...] = ()) -> None:
         self.result = result
+        self.staged = _Staged(files)
 
     def call(self, function: str, args: list[object]) -> _Result:
         return self.result
@@ -132,6 +140,21 @@ def test_the_sandbox_caller_never_turns_a_failure_into_a_value(
         assert out.raised is None and out.value == returned
     else:
         assert out.raised is not None and out.raised.name == name
+
+
+def test_the_sandbox_caller_knows_the_candidates_own_modules() -> None:
+    """A class is the candidate's own when its module is one the candidate brought."""
+    exc = _Exc(("Short", "Short", "Exception"), "no", ("bank.errors", "decimal", "builtins"),
+               (False, False, True))
+    sandbox = _FakeSandbox(_Result("raised", exc=exc),
+                           ("bank/__init__.py", "bank/errors.py", "bank/data.json"))
+    caller = SandboxCaller(sandbox)
+    assert caller.own_modules == {"bank", "bank.errors"}
+    raised = caller.call("f", [1]).raised
+    assert raised is not None and raised.own == (True, False, False)
+    assert raised.is_a("Short") and raised.is_a("Exception")
+    assert not SandboxCaller(_FakeSandbox(_Result("raised", exc=exc))).call(
+        "f", [1]).raised.is_a("Short")  # type: ignore[union-attr]
 
 
 def test_load_target_from_a_file_and_by_module_name(tmp_path: Path) -> None:
@@ -419,3 +442,36 @@ def test_operation_clauses_are_judged_in_sequences() -> None:
     assert _status(ev)["U"] == "passed"
     assert _status(ev)["Store.redeem.raises.ValueError"] == "passed"
     assert ev.status == "passed", ev.summary()
+
+
+def test_a_call_sequence_hypothesis_cannot_replay_fails_every_obligation_of_the_system(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``Flaky`` without a failure of ours in it (the draws of a sequence differed, as when
+    a result that feeds later calls changed): only the candidate's results feed the draws,
+    so the system's obligations fail as nondeterministic; never an internal error."""
+    import hypothesis.stateful
+    from hypothesis.errors import FlakyStrategyDefinition
+
+    def unreplayable(*args: Any, **kwargs: Any) -> None:
+        raise FlakyStrategyDefinition("Inconsistent data generation!")
+
+    monkeypatch.setattr(hypothesis.stateful, "run_state_machine_as_test", unreplayable)
+    evidence = _run("""
+        spec box version 1
+        system Box
+            operation put(x: int) -> int
+                ensures: result == x + 1
+            invariant few: count(put) <= 5
+        """, """
+        class Box:
+            def put(self, x):
+                return x + 1
+        """)
+    assert evidence.status == "failed"
+    by_id = evidence.by_id()
+    for oid in ("few", *[i for i in by_id if i.startswith("Box.put.ensures")]):
+        counterexample = by_id[oid].counterexample
+        assert counterexample is not None and counterexample["reason"] == "nondeterministic"
+        assert "Inconsistent data generation" in counterexample["got"]
+    assert evidence.to_json()["reason"].startswith("nondeterministic: ")

@@ -113,12 +113,13 @@ def test_descriptions_read_like_the_language() -> None:
     assert describe_outcome(Outcome.error(KeyError("k"))) == "raised KeyError(\"'k'\")"
 
 
-def test_raised_keeps_the_mro_by_name() -> None:
+def test_raised_keeps_the_mro_with_where_each_class_comes_from() -> None:
     class Mine(LookupError):
         pass
 
     r = Raised.of(Mine("gone"))
     assert r.names[:3] == ("Mine", "LookupError", "Exception") and r.is_a("LookupError")
+    assert r.modules[:2] == (__name__, "builtins") and r.builtin[:3] == (False, True, True)
 
 
 # --------------------------------------------------------------------------- judging
@@ -151,36 +152,121 @@ def test_a_result_of_the_wrong_type_fails_what_reads_it(info: Any) -> None:
     assert _failed(j) == {"E1", "E2", "E3"}
 
 
+class OutOfStock(LookupError):
+    """The candidate's own class for the declared ``OutOfStock`` (this module plays the
+    candidate: ``_raised`` says its classes are the candidate's own code)."""
+
+
+class SoldOut(OutOfStock):
+    pass
+
+
+def _raised(exc: BaseException) -> Raised:
+    return Raised.of(exc, own=lambda module: module == __name__)
+
+
 def test_the_declared_exception_or_a_subclass_where_its_condition_holds(info: Any) -> None:
     judge = Judge(info, "price")
     args = {"n": 95, "tier": EnumValue("Tier", "basic")}
-    assert judge.judge(args, Outcome(raised=Raised(("OutOfStock", "LookupError")))).ok
-
-    class Sub(Exception):
-        pass
-
-    sub = Raised(("SoldOut", "OutOfStock", "LookupError", "Exception"))
-    assert judge.judge(args, Outcome(raised=sub)).ok
-    wrong = judge.judge(args, Outcome(raised=Raised(("ValueError", "Exception"))))
+    assert judge.judge(args, Outcome(raised=_raised(OutOfStock()))).ok
+    assert judge.judge(args, Outcome(raised=_raised(SoldOut()))).ok
+    wrong = judge.judge(args, Outcome(raised=_raised(ValueError())))
     assert _failed(wrong) == {"price.raises.OutOfStock"}
     returned = judge.judge(args, Outcome(value=5))
     assert _failed(returned) == {"price.raises.OutOfStock"}
     assert "raise OutOfStock" in returned.failures[0].required
+    # the same class, but not the candidate's own code: a name proves nothing
+    stranger = judge.judge(args, Outcome(raised=Raised.of(OutOfStock())))
+    assert _failed(stranger) == {"price.raises.OutOfStock"}
 
 
 def test_where_several_raises_hold_any_of_them_is_right(info: Any) -> None:
     judge = Judge(info, "price")
     args = {"n": 100, "tier": EnumValue("Tier", "basic")}  # OutOfStock and LookupError hold
-    assert judge.judge(args, Outcome(raised=Raised(("LookupError", "Exception")))).ok
-    assert judge.judge(args, Outcome(raised=Raised(("OutOfStock", "LookupError")))).ok
-    bad = judge.judge(args, Outcome(raised=Raised(("ValueError",))))
+    assert judge.judge(args, Outcome(raised=_raised(LookupError()))).ok
+    assert judge.judge(args, Outcome(raised=_raised(OutOfStock()))).ok
+    bad = judge.judge(args, Outcome(raised=_raised(ValueError())))
     assert _failed(bad) == {"price.raises.OutOfStock", "price.raises.LookupError"}
+
+
+def test_a_builtin_exception_is_the_builtin_class_not_its_name(info: Any) -> None:
+    """``raises LookupError``: a candidate's own ``class LookupError(Exception)`` is what a
+    caller's ``except LookupError`` does not catch, so it fails, and is described so."""
+    lookalike = type("LookupError", (Exception,), {"__module__": "builtins"})
+    judge = Judge(info, "price")
+    args = {"n": 100, "tier": EnumValue("Tier", "basic")}
+    raised = _raised(lookalike("gone"))
+    assert raised.names[0] == "LookupError" and not raised.is_a("LookupError")
+    j = judge.judge(args, Outcome(raised=raised))
+    assert _failed(j) == {"price.raises.OutOfStock", "price.raises.LookupError"}
+    assert j.failures[0].came_back == (
+        "raised LookupError('gone') (defined in module 'builtins', not the built-in)")
+    own = type("LookupError", (Exception,), {"__module__": __name__})
+    assert describe_outcome(Outcome(raised=_raised(own()))) == (
+        f"raised LookupError (defined in candidate module {__name__!r}, not the built-in)")
+
+
+def test_a_metaclass_cannot_answer_for_the_class() -> None:
+    """``__mro__`` and ``__name__`` come from ``type``'s own descriptors; a metaclass whose
+    ``mro()`` really puts the built-in into the MRO makes a class that ``except`` catches,
+    so that one is a ValueError."""
+
+    class Disguise(type):
+        __mro__ = property(lambda cls: (cls, ValueError, Exception, BaseException, object))
+        __name__ = property(lambda cls: "ValueError")  # type: ignore[assignment]
+
+    class Fake(Exception, metaclass=Disguise):
+        pass
+
+    raised = _raised(Fake())
+    assert raised.names == ("Fake", "Exception", "BaseException", "object")
+    assert not raised.is_a("ValueError")
+
+    class Claims(type):
+        def mro(cls) -> list[type]:
+            return [cls, ValueError, Exception, BaseException, object]
+
+    class Real(Exception, metaclass=Claims):
+        pass
+
+    assert issubclass(Real, ValueError) and _raised(Real()).is_a("ValueError")
+
+
+def test_a_name_that_equals_anything_is_read_as_its_text() -> None:
+    """``cls.__name__`` may be set to a ``str`` subclass whose ``__eq__`` says yes to every
+    name; the oracle compares the plain text."""
+
+    class Sneaky(str):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        def __hash__(self) -> int:
+            return hash(str.__str__(self))
+
+    class Renamed(Exception):
+        pass
+
+    Renamed.__name__ = Sneaky("Renamed")
+    raised = _raised(Renamed())
+    assert type(raised.names[0]) is str and raised.names[0] == "Renamed"
+    assert not raised.is_a("OutOfStock") and raised.is_a("Renamed")
+
+
+def test_a_bound_exception_is_the_class_where_the_bind_points() -> None:
+    import statistics
+
+    error = statistics.StatisticsError("x")
+    assert not _raised(error).is_a("StatisticsError")
+    assert _raised(error).is_a("StatisticsError", "statistics:StatisticsError")
+    assert not _raised(error).is_a("StatisticsError", "fractions:StatisticsError")
+    # a Raised without the facts (a sandbox failure) matches nothing
+    assert not Raised(("ValueError", "Exception")).is_a("ValueError")
 
 
 def test_raising_where_no_condition_holds_fails(info: Any) -> None:
     judge = Judge(info, "price")
     j = judge.judge({"n": 20, "tier": EnumValue("Tier", "basic")},
-                    Outcome(raised=Raised(("ValueError",), "no")))
+                    Outcome(raised=_raised(ValueError("no"))))
     assert {"E1", "E2", "E3", "price.raises.OutOfStock", "price.raises.ValueError"} <= _failed(j)
     assert "a normal return" in j.failures[0].required
 
@@ -216,6 +302,8 @@ def test_examples(info: Any) -> None:
     assert judge.judge_example(x1, Outcome(value=9)) is None
     assert judge.judge_example(x1, Outcome(value=9.0)) is not None  # a float is not an int
     assert judge.judge_example(x1, Outcome(value=10)) is not None
-    assert judge.judge_example(x2, Outcome(raised=Raised(("ValueError", "Exception")))) is None
+    assert judge.judge_example(x2, Outcome(raised=_raised(ValueError()))) is None
+    lookalike = type("ValueError", (Exception,), {})
+    assert judge.judge_example(x2, Outcome(raised=_raised(lookalike()))) is not None
     failure = judge.judge_example(x2, Outcome(value=0))
     assert failure is not None and failure.required == "raise ValueError"
