@@ -130,7 +130,8 @@ def same(first: Outcome, second: Outcome, *, values: bool) -> bool:
     if (first.raised is None) != (second.raised is None):
         return False
     if first.raised is not None and second.raised is not None:
-        return first.raised.names == second.raised.names
+        a, b = first.raised, second.raised
+        return (a.names, a.modules, a.builtin) == (b.names, b.modules, b.builtin)
     return not values or _key(first.value) == _key(second.value)
 
 

@@ -37,6 +37,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, Phase, example, given, reject, seed, settings
 from hypothesis.errors import FailedHealthCheck, Flaky, Unsatisfiable
+from hypothesis.reporting import with_reporter
 
 from derivative._ast import Expr, FunctionDecl, Obligation, SystemDecl
 from derivative._canon import contract_identity
@@ -79,6 +80,10 @@ def _counterexample(f: Failure, extra: Mapping[str, Any] | None = None) -> dict[
 
 
 # --------------------------------------------------------------------------- the engine
+
+
+def _silent(value: object) -> None:
+    """Hypothesis's reporter while the engine runs: what it would print is evidence."""
 
 
 @dataclass
@@ -233,13 +238,16 @@ class Engine:
         spec = {"name": contract.name, "version": contract.version,
                 "sha256": contract_identity(contract)}
         evidence = RunEvidence(spec=spec, target=self.target)
-        for d in contract.declarations:
-            if owners is not None and d.name not in owners:
-                continue
-            if isinstance(d, FunctionDecl):
-                evidence.obligations.extend(self.run_function(d.name))
-            elif isinstance(d, SystemDecl):
-                evidence.obligations.extend(self.run_system(d.name))
+        # Hypothesis reports failing steps (stateful runs) on stdout by default; the engine
+        # turns every failure into evidence, and stdout may be a JSON document
+        with with_reporter(_silent):
+            for d in contract.declarations:
+                if owners is not None and d.name not in owners:
+                    continue
+                if isinstance(d, FunctionDecl):
+                    evidence.obligations.extend(self.run_function(d.name))
+                elif isinstance(d, SystemDecl):
+                    evidence.obligations.extend(self.run_system(d.name))
         evidence.unknowns = list(dict.fromkeys(self.unknowns))
         evidence.stats = dict(self.stats)
         return evidence
