@@ -153,7 +153,12 @@ REFUSED: list[tuple[str, str, str, int]] = [
     ("global_enum", "from enum import global_enum\n", "import_policy", 1),
     ("contextlib_chdir", "import contextlib\nc = contextlib.chdir('/')\n", "import_policy", 2),
     # format templates
-    ("format_bound_method", "def f(t, o):\n    r = t.format\n    return r(o)\n", "attribute_access", 2),
+    (
+        "format_bound_method",
+        "def f(t, o):\n    r = t.format\n    return r(o)\n",
+        "attribute_access",
+        2,
+    ),
     (
         "format_map_bound_method",
         "def f(t, o):\n    r = t.format_map\n    return r(o)\n",
@@ -174,9 +179,18 @@ REFUSED: list[tuple[str, str, str, int]] = [
         "attribute_access",
         2,
     ),
-    ("match_args_variable", "N = ('x',)\nclass G:\n    __match_args__ = N\n", "attribute_access", 3),
-    ("slots_computed", "def names():\n    return ('a',)\nclass G:\n    __slots__ = names()\n",
-     "attribute_access", 4),
+    (
+        "match_args_variable",
+        "N = ('x',)\nclass G:\n    __match_args__ = N\n",
+        "attribute_access",
+        3,
+    ),
+    (
+        "slots_computed",
+        "def names():\n    return ('a',)\nclass G:\n    __slots__ = names()\n",
+        "attribute_access",
+        4,
+    ),
     (
         "match_args_augmented",
         "class G:\n    __match_args__ = ('a',)\n    __match_args__ += ('b',)\n",
@@ -271,7 +285,12 @@ REFUSED: list[tuple[str, str, str, int]] = [
         "attribute_access",
         2,
     ),
-    ("reduce", "class P:\n    def __reduce__(self):\n        return (int, ())\n", "attribute_access", 2),
+    (
+        "reduce",
+        "class P:\n    def __reduce__(self):\n        return (int, ())\n",
+        "attribute_access",
+        2,
+    ),
     ("del_hook", "class P:\n    def __del__(self):\n        pass\n", "attribute_access", 2),
     (
         "set_name",
@@ -289,7 +308,12 @@ REFUSED: list[tuple[str, str, str, int]] = [
         "recursive_control",
         7,
     ),
-    ("string_annotation_call", "def f(v: 'int.bit_length()'):\n    return v\n", "recursive_control", 1),
+    (
+        "string_annotation_call",
+        "def f(v: 'int.bit_length()'):\n    return v\n",
+        "recursive_control",
+        1,
+    ),
     ("annotation_operator", "def f(v: 'in' + 't'):\n    return v\n", "recursive_control", 1),
     ("annotation_call", "def f(v: make()):\n    return v\n", "recursive_control", 1),
     (
@@ -322,7 +346,12 @@ REFUSED: list[tuple[str, str, str, int]] = [
         "recursive_control",
         2,
     ),
-    ("string_annotation_not_code", "def f(v: 'not code!'):\n    return v\n", "recursive_control", 1),
+    (
+        "string_annotation_not_code",
+        "def f(v: 'not code!'):\n    return v\n",
+        "recursive_control",
+        1,
+    ),
     (
         "future_annotation_call",
         "from __future__ import annotations\ndef f(v: make()):\n    return v\n",
