@@ -1,11 +1,13 @@
 """Posture policies as data: the JSON allow-lists the validator enforces.
 
 Every decision of the static posture validator that a reasonable operator might want
-to change lives in a policy file, not in code: which module roots may be imported and
-which of their names may be used, which builtins are refused and why, which dunder
-attributes are ordinary, which modules count as reflection or code generation, size
-limits.  The validator's code holds only the mechanisms.  Two policies ship in
-``forge/policies/``:
+to change lives in a policy file, not in code: which syntax forms, builtins, modules and
+module members may be used, which dunder attributes are ordinary and which dunder names
+code may define (with the reasons for the refused ones), which callables take attribute
+names and where, which class builders and metaclasses exist, which modules count as
+reflection or code generation, size limits.  It is an allow-list in substance: what the
+policy does not name is refused.  The validator's code holds only the mechanisms.  Two
+policies ship in ``policies/``:
 
 - ``default`` permits ordinary business logic (math, re, datetime, decimal, collections,
   dataclasses, enum, typing, json, threading locks, ...) and nothing that reaches the OS,
