@@ -25,9 +25,13 @@ from ._symbols import _Symbols
 __all__: list[str] = []
 
 LOOKS_ONLY = frozenset(
-    {"isinstance", "issubclass", "print", "str", "repr", "hash", "id", "format", "callable", "bool"}
+    {
+        "isinstance", "issubclass", "print", "str", "repr", "hash", "id", "format", "callable",
+        "bool", "hasattr", "getattr",
+    }
 )
-"""Builtins that only look at their arguments: a class builder passed to them goes nowhere."""
+"""Builtins that only look at their arguments: a class builder passed to them goes nowhere
+(``getattr`` with a literal name reads an attribute, whose value is followed in turn)."""
 
 _LOOKING_METHODS = frozenset({"get"})
 """Methods that use an argument as a key only (``registry.get(type(x))``)."""
@@ -104,6 +108,8 @@ class _References(_Symbols):
             )
         if isinstance(parent, (ast.Compare, ast.FormattedValue)):
             return True
+        if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Mod):
+            return parent.right is node  # "... %r" % value formats it
         if isinstance(parent, ast.Set) or (
             isinstance(parent, (ast.Tuple, ast.List)) and isinstance(parent.ctx, ast.Load)
         ):
