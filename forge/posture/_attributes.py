@@ -85,7 +85,8 @@ class _Attributes(_Symbols):
         if dotted in p.reflection_members:
             self.report("reflection", where, f"{dotted}: {p.reflection_members[dotted]}")
         if dotted in p.code_generation_members:
-            self.report("recursive_control", where, f"{dotted}: {p.code_generation_members[dotted]}")
+            why = p.code_generation_members[dotted]
+            self.report("recursive_control", where, f"{dotted}: {why}")
         if store:
             self.report(
                 "attribute_access",

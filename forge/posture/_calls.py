@@ -162,7 +162,9 @@ def _literal_names(arg: ast.expr, shape: str) -> list[tuple[str, ast.AST]] | Non
     """The literal names ``arg`` holds in ``shape``, or None when any of them is computed."""
 
     def text(node: ast.AST) -> str | None:
-        return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        return None
 
     if shape in ("name", "path"):
         value = text(arg)
