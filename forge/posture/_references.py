@@ -100,7 +100,9 @@ class _References(_Symbols):
         if isinstance(parent, ast.Call):
             return parent.func is node or self.looking_call(parent)
         if isinstance(parent, ast.ClassDef):
-            return True  # a base class or metaclass=: judged by the class checks
+            # a base class: judged by the class checks; a decorator (``@type``) would
+            # replace the class by what it returns, so it is a value handed on
+            return any(base is node for base in parent.bases)
         if isinstance(parent, ast.keyword):
             owner = self.parents.get(id(parent))
             return isinstance(owner, ast.ClassDef) or (

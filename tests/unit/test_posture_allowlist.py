@@ -248,6 +248,13 @@ REFUSED: list[tuple[str, str, str, int]] = [
         2,
     ),
     ("type_as_default", "def f(t=type):\n    return t\n", "recursive_control", 1),
+    ("type_as_decorator", "@type\nclass K:\n    pass\n", "recursive_control", 1),
+    (
+        "type_method_alias_called",
+        "n = type.__new__\nC = n(type, 'C', (), {})\n",
+        "recursive_control",
+        2,
+    ),
     # hooks a class may not define
     (
         "instancecheck",
