@@ -72,10 +72,11 @@ class _Attributes(_Symbols):
             self.report("import_policy", where, self.member_message(module, attr))
         root = module.partition(".")[0]
         if (
-            kind in ("member", "derived")
+            (kind in ("member", "derived") or (kind == "instance" and not store))
             and attr.startswith("_")
             and not _is_dunder(attr)
-            and (root in p.modules or self.is_module_name(root))
+            and attr not in p.underscore_api
+            and self.is_module_name(root)
         ):
             self.report(
                 "import_policy",
@@ -87,7 +88,7 @@ class _Attributes(_Symbols):
         if dotted in p.code_generation_members:
             why = p.code_generation_members[dotted]
             self.report("recursive_control", where, f"{dotted}: {why}")
-        if store:
+        if store and kind != "instance":
             self.report(
                 "attribute_access",
                 where,

@@ -149,6 +149,11 @@ class Policy(_Model):
     type_factories: dict[str, str] = Field(
         description="callables whose result a type alias may be (TypeVar, namedtuple ...)"
     )
+    underscore_api: tuple[str, ...] = Field(
+        description="names that begin with an underscore but are documented public API of "
+        "what the library returns (namedtuple's _asdict, enum's _value_); every other "
+        "private attribute of a library object is refused"
+    )
     allowed_dunder_attributes: tuple[str, ...] = Field(
         description="dunder attributes that ordinary code reads (every other one is refused)"
     )

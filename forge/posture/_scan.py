@@ -149,6 +149,7 @@ class _Analysis(_Syntax, _Names, _Attributes, _Calls, _References):
             ast.Nonlocal: self.check_declaration,
             ast.Constant: self.check_constant,
             ast.MatchClass: self.check_match_class,
+            ast.Subscript: self.check_typing_subscript,
             ast.FunctionDef: self.check_definition,
             ast.AsyncFunctionDef: self.check_definition,
             ast.ClassDef: self.check_definition,

@@ -43,8 +43,9 @@ class Sym:
 
     ``kind`` is ``builtin`` (``name`` is the builtin), ``module`` (``module`` is its dotted
     name; ``builtins`` stands for the builtins namespace, ``__builtins__`` included),
-    ``member`` (``module.name``, a name looked up on a module) or ``derived`` (an
-    attribute of a member, ``module`` holds the whole dotted path).
+    ``member`` (``module.name``, a name looked up on a module), ``derived`` (an
+    attribute of a member, ``module`` holds the whole dotted path) or ``instance`` (what
+    calling a library callable returned, ``json.loads()``, and its attributes).
     """
 
     kind: str

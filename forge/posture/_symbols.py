@@ -99,6 +99,8 @@ class _Symbols(_Base):
         if sym.kind == "builtin":
             # ``str.format``: an attribute of a builtin, not of the builtins namespace
             return Sym("derived", f"{sym.name}.{attr}")
+        if sym.kind == "instance":
+            return Sym("instance", f"{sym.module}.{attr}")
         return Sym("derived", f"{sym.module}.{attr}")
 
     def syms_here(self, node: ast.AST) -> frozenset[Sym]:
@@ -173,4 +175,11 @@ class _Symbols(_Base):
                 out.add(self.sym_of_import(literal.partition(".")[0], None))
             elif f.dotted == "importlib.import_module" and literal:
                 out.add(self.sym_of_import(literal, None))
+            elif f.kind in ("member", "derived", "instance") and self.from_library(f):
+                out.add(Sym("instance", f"{f.dotted}()"))  # an object the library made
         return frozenset(out)
+
+    def from_library(self, sym: Sym) -> bool:
+        """Whether ``sym`` is something of a module the policy names (not the candidate's)."""
+        root = sym.dotted.partition(".")[0]
+        return not self.is_local(root) and self.is_module_name(root)

@@ -77,6 +77,30 @@ class _Types(_Symbols):
                 "does so at import",
             )
 
+    def check_typing_subscript(self, node: ast.Subscript) -> None:
+        """``typing.List["..."]`` outside an annotation: typing compiles the strings in it
+        as forward references, which ``ForwardRef._evaluate`` and get_type_hints evaluate."""
+        if id(node) in self._annotation_nodes or not isinstance(node.ctx, ast.Load):
+            return
+        if not self.typing_subscript(node):
+            return
+        parent = self.parents.get(id(node))
+        while isinstance(parent, (ast.Subscript, ast.Tuple, ast.List, ast.BinOp)):
+            if isinstance(parent, ast.Subscript) and self.typing_subscript(parent):
+                return  # judged as part of the outer subscript
+            parent = self.parents.get(id(parent))
+        problem = self.type_problem(node, self.scope(node))
+        if problem is not None:
+            self.report(
+                "recursive_control",
+                node,
+                f"a typing subscript that is not a plain type expression ({problem}): typing "
+                "compiles the strings in it as forward references, which are evaluated later",
+            )
+
+    def typing_subscript(self, node: ast.Subscript) -> bool:
+        return any(s.dotted.startswith("typing.") for s in self.syms_here(node.value))
+
     def nested(self, text: str, node: ast.AST, label: str, keep_syntax_errors: bool) -> None:
         """Validate code held in a string literal; report its findings at ``node``."""
         if self.ctx.nesting >= self.policy.limits.max_exec_nesting:

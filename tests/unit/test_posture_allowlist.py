@@ -152,6 +152,31 @@ REFUSED: list[tuple[str, str, str, int]] = [
     ),
     ("global_enum", "from enum import global_enum\n", "import_policy", 1),
     ("contextlib_chdir", "import contextlib\nc = contextlib.chdir('/')\n", "import_policy", 2),
+    (
+        "forward_reference_evaluated",
+        "import typing\ndef f(s):\n    a = typing.List['in' + s]\n"
+        "    return list(typing.get_args(a))[0]._evaluate({}, {}, frozenset())\n",
+        "attribute_access",
+        4,
+    ),
+    (
+        "typing_subscript_computed",
+        "import typing\ndef f(s):\n    return typing.List[s]\n",
+        "recursive_control",
+        3,
+    ),
+    (
+        "typing_subscript_code_string",
+        "import typing\nA = typing.List['open(0).read()']\n",
+        "recursive_control",
+        2,
+    ),
+    (
+        "private_attribute_of_library_object",
+        "import typing\nx = typing.get_args(typing.List[int])[0]._name\n",
+        "import_policy",
+        2,
+    ),
     # format templates
     (
         "format_bound_method",
@@ -656,6 +681,7 @@ ACCEPTED: list[tuple[str, str]] = [
 
         Point = namedtuple("Point", "x y")
         Pair = namedtuple("Pair", ["left", "right"])
+        origin = Point._make([0, 0])._replace(x=1)._asdict()
 
         class Span(NamedTuple):
             start: int
