@@ -170,11 +170,10 @@ class _Names(_Classes):
     def check_aliases(self, node: ast.Name, bindings: list[Binding]) -> None:
         """A name bound to a forbidden object is reported where it is used."""
         name = node.id
-        in_call = id(node) in self._call_funcs
         grouped: dict[tuple[Strategy, str], tuple[set[str], set[int]]] = {}
         for binding in bindings:
             for sym in self.binding_syms(binding, 0):
-                for strategy, what, reason in self.alias_problems(binding, sym, in_call):
+                for strategy, what, reason in self.alias_problems(binding, sym):
                     whats, lines = grouped.setdefault((strategy, reason), (set(), set()))
                     whats.add(what)
                     lines.add(binding.line)
@@ -185,9 +184,7 @@ class _Names(_Classes):
             plural = "s" if len(lines) > 1 else ""
             self.report(strategy, node, f"{name} is {what} (bound at line{plural} {at}): {reason}")
 
-    def alias_problems(
-        self, binding: Binding, sym: Sym, in_call: bool
-    ) -> list[tuple[Strategy, str, str]]:
+    def alias_problems(self, binding: Binding, sym: Sym) -> list[tuple[Strategy, str, str]]:
         """What is wrong with using a name bound to ``sym``: (strategy, what, why) each."""
         p = self.policy
         if sym.kind == "builtin":
