@@ -13,24 +13,37 @@ import ast
 import re
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ._model import Finding, Strategy
 from ._policy import Policy
 from ._scope import Binding, Scope, Sym, _is_dunder, _prefixes, public_api
 
+if TYPE_CHECKING:
+    from ._local import LocalModules
+
 __all__ = ["Context"]
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
+BUILDER_METHODS = frozenset({"__new__", "__call__", "__init__", "__prepare__"})
+"""Methods of a class builder (``type.__new__`` ...) that build a class as the builder does."""
+
 
 @dataclass
 class Context:
-    """What one analysis needs besides the text: the policy and the candidate's own modules."""
+    """What one analysis needs besides the text: the policy and the candidate's own modules.
+
+    ``modules`` reads the candidate's other modules on demand, for the checks that cross
+    files (a type alias imported from a sibling, a name imported that a sibling lacks);
+    without it such a name counts as unseen.
+    """
 
     policy: Policy
     file: str
     local_modules: frozenset[str] = frozenset()
     nesting: int = 0
+    modules: LocalModules | None = None
 
 
 class _Base:
@@ -61,9 +74,15 @@ class _Base:
             if words
             else None
         )
-        self._dynamic_tails = {
-            d.rpartition(".")[2] for d in self.policy.dynamic_attribute_functions
-        }
+        p = self.policy
+        self._name_methods = {k[2:]: k for k in p.name_arguments if k.startswith("*.")}
+        self._dunder_definitions = {n: g.why for g in p.allowed_dunder_definitions for n in g.names}
+        self._syntax = frozenset(p.syntax)
+        self._allowed_builtins = frozenset(p.allowed_builtins)
+        self.parents: dict[int, ast.AST] = {}
+        self._annotation_nodes: set[int] = set()
+        self._type_active: set[int] = set()
+        self._node_syms: dict[int, frozenset[Sym]] = {}
         self.module_scope = Scope("module", None)
         self.scope_of: dict[int, Scope] = {}
 
@@ -98,11 +117,14 @@ class _Base:
 
     def is_module_name(self, dotted: str) -> bool:
         p = self.policy
+        if self.is_local(dotted):
+            # a top-level local name is a module; below it, only what has a source file
+            modules = self.ctx.modules
+            return "." not in dotted or (modules is not None and modules.is_module(dotted))
         return (
             dotted in p.modules
             or dotted in p.reflection_modules
             or dotted in p.code_generation_modules
-            or self.is_local(dotted)
         )
 
     def module_allowed(self, module: str) -> bool:
@@ -175,6 +197,38 @@ class _Base:
             if store:
                 return f"assigning {attr} rewires a class or object at run time"
         return None
+
+    def name_problem(self, name: str, store: bool) -> str | None:
+        """What is wrong with an attribute name handed to an API that reads or writes it."""
+        problem = self.attr_problem(name, store)
+        if problem is None and name in self.policy.template_attributes:
+            problem = f"{name}: {self.policy.template_attributes[name]}"
+        return problem
+
+    def sym_key(self, sym: Sym) -> str:
+        """How the policy names what ``sym`` denotes: a builtin's name, else the dotted path."""
+        return sym.name if sym.kind == "builtin" else sym.dotted
+
+    def builder_parts(self, sym: Sym) -> tuple[str, str] | None:
+        """``(builder, method)`` when ``sym`` builds classes from a namespace, else None.
+
+        ``type`` and the policy's other class builders (method ``""``), their methods that
+        build as they do (``type.__new__``), and ``type(x)`` (key ``type()``), the class
+        of something, which is ``type`` itself when that something is a class.
+        """
+        key = self.sym_key(sym)
+        builders = self.policy.class_builders
+        if key == "type()":
+            return ("type", "") if "type" in builders else None
+        if key in builders:
+            return key, ""
+        head, _, attr = key.rpartition(".")
+        if attr in BUILDER_METHODS and (head in builders or head == "type()"):
+            return ("type" if head == "type()" else head), attr
+        return None
+
+    def is_builder(self, sym: Sym) -> bool:
+        return self.builder_parts(sym) is not None
 
     def literal_name(self, node: ast.expr | None) -> str | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):

@@ -1,107 +1,143 @@
-"""Calls in one posture analysis, and the code held in strings.
+"""Calls in one posture analysis: names handed to APIs, class builders, code generation.
 
-Dynamic attribute names (``getattr``/``setattr`` and ``operator`` callables with computed
-names, ``__setattr__``), three-argument ``type()``, format strings that reach attributes
-through their fields, and code generation: ``eval``/``exec``/``compile`` of a literal are
-validated as nested code (``nested``), of anything else refused; string annotations are
-nested code too (``typing.get_type_hints`` evaluates them).
+Every callable that takes attribute names (``name_arguments``: ``getattr`` and its
+relatives, ``operator.attrgetter``, ``functools.update_wrapper``/``wraps``, ``namedtuple``
+and enum's functional API, ``__setattr__`` of any object) must get them as literals the
+policy allows, wherever the parameter is passed (by position or keyword); arguments
+from a sequence or mapping (``*args``, ``**kwargs``) hide which is which and are refused.
+A class builder (``type``, a metaclass) called with a namespace builds a class from
+run-time data and is refused.  ``eval``/``exec``/``compile`` of a literal are validated
+as nested code, of anything else refused.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-import string
 
-from ._base import Context
-from ._scope import Scope
-from ._symbols import _Symbols
+from ._classes import _Classes
+from ._model import Strategy
+from ._policy import NameArguments, NameParameter
 
 __all__: list[str] = []
 
+_FIELD_SEPARATORS = re.compile(r"[\s,]+")
 
-class _Calls(_Symbols):
-    """Calls and code in strings (see the module docstring)."""
+
+class _Calls(_Classes):
+    """Calls (see the module docstring)."""
 
     def check_call(self, node: ast.Call) -> None:
-        scope = self.scope(node)
         p = self.policy
-        for sym in self.syms_of(node.func, scope):
-            if sym.kind == "builtin":
-                b = sym.name
-                if b in p.dynamic_attribute_functions:
-                    self.check_dynamic_builtin(node, b, scope)
-                if b in p.code_generation_builtins:
-                    self.check_code_generation(node, b)
-                if b == "type" and len(node.args) == 3:
-                    self.report(
-                        "recursive_control",
-                        node,
-                        "type() with three arguments builds a class from run-time data",
-                    )
-            elif sym.dotted in p.dynamic_attribute_functions:
-                self.check_dynamic_callable(node, sym.dotted)
+        for sym in self.syms_here(node.func):
+            key = self.sym_key(sym)
+            spec = p.name_arguments.get(key)
+            if spec is not None:
+                self.check_name_arguments(node, key, spec, builtin=sym.kind == "builtin")
+            if sym.kind == "builtin" and sym.name in p.code_generation_builtins:
+                self.check_code_generation(node, sym.name)
+            parts = self.builder_parts(sym)
+            if parts is not None:
+                self.check_builder_call(node, key, *parts)
+        for key in sorted(self.inherited_name_apis(node.func)):
+            self.check_name_arguments(node, key, p.name_arguments[key], builtin=False)
         func = node.func
-        if isinstance(func, ast.Attribute):
-            if func.attr in ("format", "format_map") and (node.args or node.keywords):
-                self.check_format(node, func)
-            elif func.attr in ("__setattr__", "__delattr__"):
-                self.check_dunder_setattr(node, func.attr)
+        if isinstance(func, ast.Attribute) and func.attr in self._name_methods:
+            spec = p.name_arguments[self._name_methods[func.attr]]
+            self.check_name_arguments(node, func.attr, spec, builtin=False)
 
-    def check_dynamic_builtin(self, node: ast.Call, builtin: str, scope: Scope) -> None:
-        why = self.policy.dynamic_attribute_functions[builtin]
-        computed = f"{builtin} with a computed attribute name: {why}"
-        if any(isinstance(a, ast.Starred) for a in node.args[:2]) or len(node.args) < 2:
-            self.report("builtin_policy", node, computed)
+    # -- names handed to APIs
+
+    def check_name_arguments(
+        self, node: ast.Call, label: str, spec: NameArguments, builtin: bool
+    ) -> None:
+        strategy: Strategy = "builtin_policy" if builtin else "attribute_access"
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(
+            k.arg is None for k in node.keywords
+        ):
+            self.report(
+                strategy,
+                node,
+                f"{label} with arguments from a sequence or mapping: the attribute names it "
+                f"takes cannot be checked ({spec.why})",
+            )
             return
-        name_node = node.args[1]
-        name = self.literal_name(name_node)
-        if name is None:
-            self.report("builtin_policy", node, computed)
-            return
-        store = builtin != "getattr"
-        problem = self.attr_problem(name, store)
-        if problem is not None:
-            self.report("attribute_access", name_node, f"{builtin}(..., {name!r}): {problem}")
-        if store:
-            for sym in self.syms_of(node.args[0], scope):
+        named = {param.keyword for param in spec.names if param.keyword}
+        for param in spec.names:
+            if param.shape == "keywords":
+                for kw in node.keywords:
+                    if kw.arg is not None and kw.arg not in named:
+                        self.check_literal_name(kw.arg, kw, label, param.store)
+                continue
+            for arg in self.parameter_arguments(node, param):
+                self.check_names_in(node, arg, label, param, strategy, spec.why)
+        if any(param.store for param in spec.names) and node.args:
+            for sym in self.syms_here(node.args[0]):
                 if sym.kind in ("module", "member", "derived"):
                     self.report(
                         "attribute_access",
                         node,
-                        f"{builtin} on {sym.dotted} changes a module or class the worker shares",
+                        f"{label} on {sym.dotted} changes a module or class the worker shares",
                     )
 
-    def check_dynamic_callable(self, node: ast.Call, dotted: str) -> None:
-        reason = self.policy.dynamic_attribute_functions[dotted]
-        args = node.args if dotted.endswith("attrgetter") else node.args[:1]
-        if not args or (node.keywords and not dotted.endswith("methodcaller")):
-            self.report("attribute_access", node, f"{dotted} with a computed name: {reason}")
-            return
-        for arg in args:
-            name = self.literal_name(arg)
-            if name is None:
-                self.report("attribute_access", node, f"{dotted} with a computed name: {reason}")
-                continue
-            for part in name.split("."):
-                problem = self.attr_problem(part, store=False)
-                if problem is not None:
-                    self.report("attribute_access", arg, f"{dotted}({name!r}): {problem}")
+    def parameter_arguments(self, node: ast.Call, param: NameParameter) -> list[ast.expr]:
+        """The arguments of ``node`` that fill ``param`` (by position or by keyword)."""
+        found: list[ast.expr] = []
+        if param.position is not None:
+            count = len(node.args)
+            index = param.position if param.position >= 0 else count + param.position
+            if param.rest:
+                found.extend(node.args[max(index, 0) :])
+            elif 0 <= index < count:
+                found.append(node.args[index])
+        if param.keyword is not None:
+            found.extend(k.value for k in node.keywords if k.arg == param.keyword)
+        return found
 
-    def check_dunder_setattr(self, node: ast.Call, method: str) -> None:
-        index = -2 if method == "__setattr__" else -1
-        name_node = node.args[index] if len(node.args) >= -index else None
-        name = self.literal_name(name_node)
-        if name is None or any(isinstance(a, ast.Starred) for a in node.args):
+    def check_names_in(
+        self,
+        node: ast.Call,
+        arg: ast.expr,
+        label: str,
+        param: NameParameter,
+        strategy: Strategy,
+        why: str,
+    ) -> None:
+        names = _literal_names(arg, param.shape)
+        if names is None:
+            where = f" in {param.keyword}" if param.keyword else ""
             self.report(
-                "attribute_access",
+                strategy,
                 node,
-                f"{method} with a computed attribute name can rewrite any attribute",
+                f"{label} with a computed attribute name{where}: only literal names can be "
+                f"checked ({why})",
             )
             return
-        problem = self.attr_problem(name, store=True)
-        if problem is not None and name_node is not None:
-            self.report("attribute_access", name_node, f"{method}(..., {name!r}): {problem}")
+        for text, at in names:
+            parts = text.split(".") if param.shape == "path" else [text]
+            for part in parts:
+                self.check_literal_name(part, at, label, param.store, shown=text)
+
+    def check_literal_name(
+        self, name: str, at: ast.AST, label: str, store: bool, shown: str | None = None
+    ) -> None:
+        problem = self.name_problem(name, store)
+        if problem is not None:
+            self.report("attribute_access", at, f"{label}({shown or name!r}): {problem}")
+
+    # -- class builders and code generation
+
+    def check_builder_call(self, node: ast.Call, key: str, builder: str, method: str) -> None:
+        """``type(x)`` and ``type(self)(value)`` are fine; a namespace builds a class."""
+        spread = any(isinstance(a, ast.Starred) for a in node.args) or any(
+            k.arg is None for k in node.keywords
+        )
+        if method or spread or len(node.args) >= 3:
+            self.report(
+                "recursive_control",
+                node,
+                f"{key} builds a class from run-time data: {self.policy.class_builders[builder]}",
+            )
 
     def check_code_generation(self, node: ast.Call, builtin: str) -> None:
         source = node.args[0] if node.args else None
@@ -121,66 +157,32 @@ class _Calls(_Symbols):
         text = literal if builtin != "eval" else literal.strip()
         self.nested(text, node, f"the code that {builtin} runs", keep_syntax_errors=True)
 
-    def nested(self, text: str, node: ast.AST, label: str, keep_syntax_errors: bool) -> None:
-        """Validate code held in a string literal; report its findings at ``node``."""
-        if self.ctx.nesting >= self.policy.limits.max_exec_nesting:
-            self.report(
-                "recursive_control",
-                node,
-                f"{label} holds code that holds code, deeper than the policy follows",
-            )
-            return
-        from ._scan import analyse_text
 
-        inner = Context(self.policy, self.ctx.file, self.ctx.local_modules, self.ctx.nesting + 1)
-        found = analyse_text(text, inner)
-        if not keep_syntax_errors and any(f.strategy == "ast_structure" for f in found):
-            return  # not code after all (a label, a Literal value): nothing will evaluate it
-        for f in found:
-            self.report(f.strategy, node, f"in {label} (its line {f.line}): {f.message}")
+def _literal_names(arg: ast.expr, shape: str) -> list[tuple[str, ast.AST]] | None:
+    """The literal names ``arg`` holds in ``shape``, or None when any of them is computed."""
 
-    def check_annotation(self, annotation: ast.expr) -> None:
-        """String annotations are code: ``typing.get_type_hints`` evaluates them.
+    def text(node: ast.AST) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        return None
 
-        ``functools.singledispatch`` calls it on the functions it registers, so a
-        string annotation such as ``"__import__('os').system('id')"`` runs at import.
-        """
-        for node in ast.walk(annotation):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
-                label = "a string annotation, which typing.get_type_hints evaluates"
-                self.nested(node.value.strip(), node, label, keep_syntax_errors=False)
-
-    def check_format(self, node: ast.Call, func: ast.Attribute) -> None:
-        receiver = func.value
-        if not (isinstance(receiver, ast.Constant) and isinstance(receiver.value, str)):
-            self.report(
-                "attribute_access",
-                node,
-                f"{func.attr} on a string computed at run time can read any attribute through "
-                "fields such as {0.__globals__}; use an f-string or a literal format string",
-            )
-            return
-        for field_name in _format_fields(receiver.value):
-            for attr in re.findall(r"\.([^.\[\]]+)", field_name):
-                problem = self.attr_problem(attr, store=False)
-                if problem is not None:
-                    self.report(
-                        "attribute_access",
-                        receiver,
-                        f"the format field {{{field_name}}} reads {problem}",
-                    )
-
-
-def _format_fields(text: str, depth: int = 0) -> list[str]:
-    """The field names of a format string, nested specs included (empty if malformed)."""
-    out: list[str] = []
-    try:
-        parsed = list(string.Formatter().parse(text))
-    except ValueError:
-        return out
-    for _literal, field_name, spec, _conversion in parsed:
-        if field_name:
-            out.append(field_name)
-        if spec and depth < 2:
-            out.extend(_format_fields(spec, depth + 1))
-    return out
+    if shape in ("name", "path"):
+        value = text(arg)
+        return None if value is None else [(value, arg)]
+    found: list[tuple[str, ast.AST]] = []
+    if shape == "fields" and text(arg) is not None:
+        return [(n, arg) for n in _FIELD_SEPARATORS.split(text(arg) or "") if n]
+    if isinstance(arg, ast.Dict) and shape == "fields":
+        items: list[ast.AST | None] = list(arg.keys)
+    elif isinstance(arg, (ast.Tuple, ast.List)):
+        items = list(arg.elts)
+    else:
+        return None
+    for item in items:
+        if shape == "fields" and isinstance(item, (ast.Tuple, ast.List)) and item.elts:
+            item = item.elts[0]  # (name, value) pairs
+        value = text(item) if item is not None else None
+        if value is None or item is None:
+            return None
+        found.append((value, item))
+    return found

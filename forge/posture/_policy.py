@@ -1,11 +1,13 @@
 """Posture policies as data: the JSON allow-lists the validator enforces.
 
 Every decision of the static posture validator that a reasonable operator might want
-to change lives in a policy file, not in code: which module roots may be imported and
-which of their names may be used, which builtins are refused and why, which dunder
-attributes are ordinary, which modules count as reflection or code generation, size
-limits.  The validator's code holds only the mechanisms.  Two policies ship in
-``forge/policies/``:
+to change lives in a policy file, not in code: which syntax forms, builtins, modules and
+module members may be used, which dunder attributes are ordinary and which dunder names
+code may define (with the reasons for the refused ones), which callables take attribute
+names and where, which class builders and metaclasses exist, which modules count as
+reflection or code generation, size limits.  It is an allow-list in substance: what the
+policy does not name is refused.  The validator's code holds only the mechanisms.  Two
+policies ship in ``policies/``:
 
 - ``default`` permits ordinary business logic (math, re, datetime, decimal, collections,
   dataclasses, enum, typing, json, threading locks, ...) and nothing that reaches the OS,
@@ -56,6 +58,44 @@ class ModuleRule(_Model):
     why: str = ""
 
 
+class NameParameter(_Model):
+    """Where a call hands over attribute names, and in what shape.
+
+    ``position`` counts positional arguments (negative from the end, for methods called
+    bound or unbound); ``rest`` extends it to every positional argument from there on;
+    ``keyword`` is the same parameter passed by keyword.  ``shape``: ``name`` one string,
+    ``path`` a dotted string, ``names`` a sequence of strings, ``fields`` what
+    ``namedtuple`` and the enum functional API take (a string of names, a sequence of
+    names or of (name, value) pairs, a mapping), ``keywords`` the call's keyword names.
+    ``store``: the names are written (defined) rather than read.
+    """
+
+    position: int | None = None
+    rest: bool = False
+    keyword: str | None = None
+    shape: Literal["name", "path", "names", "fields", "keywords"]
+    store: bool = False
+
+
+class NameArguments(_Model):
+    """A callable that takes attribute names: they must be literals the policy allows.
+
+    ``inherited``: classes that derive from this one keep the API (enum's functional
+    API: ``Base("E", names)`` for any ``class Base(Enum)``).
+    """
+
+    why: str = Field(min_length=1)
+    names: tuple[NameParameter, ...] = Field(min_length=1)
+    inherited: bool = False
+
+
+class NameGroup(_Model):
+    """Names allowed together, for one reason."""
+
+    names: tuple[str, ...]
+    why: str = Field(min_length=1)
+
+
 class Limits(_Model):
     """Sizes beyond which code is refused as pathological (``ast_structure``)."""
 
@@ -83,10 +123,36 @@ class Policy(_Model):
     )
     relative_imports: bool = False
     wildcard_imports: bool = False
+    syntax: tuple[str, ...] = Field(
+        description="the syntax forms (ast node kinds) code may use; any other is refused"
+    )
+    allowed_builtins: tuple[str, ...] = Field(
+        description="the builtins code may name; any other builtin is refused"
+    )
     forbidden_builtins: dict[str, str] = Field(description="builtin name -> why it is refused")
-    dynamic_attribute_functions: dict[str, str] = Field(
-        description="callables that take an attribute name (getattr, operator.attrgetter): "
-        "the name must be a string literal, and they may not be passed around as values"
+    name_arguments: dict[str, NameArguments] = Field(
+        description="callables that take attribute names (a builtin, a module member, or "
+        "'*.method' for a method of any object): the names must be literals the policy "
+        "allows, and the callables may only be called, never passed around"
+    )
+    template_attributes: dict[str, str] = Field(
+        description="methods that read attributes named by a template (str.format): only "
+        "on a literal template"
+    )
+    class_builders: dict[str, str] = Field(
+        description="callables that build a class from a namespace (type, metaclasses): "
+        "never called with one, and only called, compared or checked against"
+    )
+    allowed_metaclasses: dict[str, str] = Field(
+        description="what `metaclass=` may name; every other metaclass is refused"
+    )
+    type_factories: dict[str, str] = Field(
+        description="callables whose result a type alias may be (TypeVar, namedtuple ...)"
+    )
+    underscore_api: tuple[str, ...] = Field(
+        description="names that begin with an underscore but are documented public API of "
+        "what the library returns (namedtuple's _asdict, enum's _value_); every other "
+        "private attribute of a library object is refused"
     )
     allowed_dunder_attributes: tuple[str, ...] = Field(
         description="dunder attributes that ordinary code reads (every other one is refused)"
@@ -95,8 +161,24 @@ class Policy(_Model):
         description="attributes refused with a reason (dunders and frame/code internals); "
         "also looked for inside string literals"
     )
+    allowed_dunder_definitions: tuple[NameGroup, ...] = Field(
+        description="dunder names code may define (methods, class attributes, module "
+        "metadata); every other one is refused"
+    )
+    refused_dunder_definitions: dict[str, str] = Field(
+        description="why defining a dunder is refused, for the hooks an attacker wants"
+    )
+    name_sequence_definitions: dict[str, str] = Field(
+        description="class attributes that hold attribute names (__slots__, "
+        "__match_args__): a literal sequence of literal names"
+    )
+    dunder_names: dict[str, str] = Field(
+        description="the interpreter-set dunder names code may read (__name__ ...); any "
+        "other is refused"
+    )
     reserved_names: dict[str, str] = Field(
-        description="module-level names that reach the interpreter (__builtins__ ...)"
+        description="module-level names that reach the interpreter or tell where the code "
+        "runs (__builtins__, __file__ ...), with why they are refused"
     )
     reflection_modules: dict[str, str]
     reflection_members: dict[str, str]

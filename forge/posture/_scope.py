@@ -43,8 +43,9 @@ class Sym:
 
     ``kind`` is ``builtin`` (``name`` is the builtin), ``module`` (``module`` is its dotted
     name; ``builtins`` stands for the builtins namespace, ``__builtins__`` included),
-    ``member`` (``module.name``, a name looked up on a module) or ``derived`` (an
-    attribute of a member, ``module`` holds the whole dotted path).
+    ``member`` (``module.name``, a name looked up on a module), ``derived`` (an
+    attribute of a member, ``module`` holds the whole dotted path) or ``instance`` (what
+    calling a library callable returned, ``json.loads()``, and its attributes).
     """
 
     kind: str
@@ -118,13 +119,19 @@ class Scope:
 
 @dataclass(eq=False)
 class Binding:
-    """One binding of a name: to an import (``syms``), to an expression, or opaque."""
+    """One binding of a name: to an import (``syms``), to an expression, or opaque.
+
+    ``node`` is the definition (``def``, ``class``, a parameter's ``arg``) a binding comes
+    from, so that a class can be told from a parameter (whose default the caller can
+    replace).
+    """
 
     kind: str  # import | value | opaque
     line: int
     syms: frozenset[Sym] = EMPTY
     value: ast.expr | None = None
     scope: Scope | None = None
+    node: ast.AST | None = None
 
 
 def _declarations(body: Iterable[ast.stmt]) -> tuple[set[str], set[str]]:
@@ -309,10 +316,11 @@ class ScopeBuilder(ast.NodeVisitor):
         ]
         for arg, default in pairs:
             kind = "value" if default is not None else "opaque"
-            self._add(arg.arg, Binding(kind, arg.lineno, value=default, scope=outer))
+            binding = Binding(kind, arg.lineno, value=default, scope=outer, node=arg)
+            self._add(arg.arg, binding)
         for extra in (args.vararg, args.kwarg):
             if extra is not None:
-                self._add(extra.arg, Binding("opaque", extra.lineno))
+                self._add(extra.arg, Binding("opaque", extra.lineno, node=extra))
 
     def _outer_parts_of_arguments(self, args: ast.arguments, annotations: bool) -> None:
         self._visit_all(args.defaults)
@@ -322,7 +330,7 @@ class ScopeBuilder(ast.NodeVisitor):
             self._visit_all(a.annotation for a in every if a is not None)
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        self._add(node.name, Binding("opaque", node.lineno))
+        self._add(node.name, Binding("opaque", node.lineno, node=node))
         outer = self.current
         self._visit_all(node.decorator_list)
         self._outer_parts_of_arguments(node.args, annotations=True)
@@ -343,7 +351,7 @@ class ScopeBuilder(ast.NodeVisitor):
         self.current = outer
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self._add(node.name, Binding("opaque", node.lineno))
+        self._add(node.name, Binding("opaque", node.lineno, node=node))
         outer = self.current
         self._visit_all(node.decorator_list)
         self._visit_all(node.bases)

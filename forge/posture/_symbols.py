@@ -6,7 +6,8 @@ everything it is ever bound to in its scope, and whether it may still be the bui
 ``syms_of`` gives the *symbolic value* of an expression (``Sym``): which builtin, module
 or module member it may denote, followed through aliases, imports under other names,
 ``getattr`` with literal names, ``builtins``/``__builtins__`` lookups, containers and
-conditional expressions.
+conditional expressions.  ``type(x)`` is ``TYPE_OF``, a class builder: when ``x`` is a
+class, its class is ``type`` (or a metaclass).
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from ._scope import BUILTIN_NAMES, BUILTINS_NS, EMPTY, Binding, Scope, Sym
 __all__: list[str] = []
 
 _FUNCTION_SCOPES = ("function", "lambda", "comprehension")
+
+TYPE_OF = Sym("derived", "type()")
+"""What ``type(x)`` denotes: the class of ``x``, which is ``type`` (or a metaclass) when ``x``
+is a class, so it is a class builder; calling it with one argument makes an instance."""
 _MAX_SYM_DEPTH = 40
 
 
@@ -92,8 +97,20 @@ class _Symbols(_Base):
                 return Sym("member", sym.dotted, attr)
             return Sym("derived", f"{sym.dotted}.{attr}")
         if sym.kind == "builtin":
-            return Sym("derived", f"builtins.{sym.name}.{attr}")
+            # ``str.format``: an attribute of a builtin, not of the builtins namespace
+            return Sym("derived", f"{sym.name}.{attr}")
+        if sym.kind == "instance":
+            return Sym("instance", f"{sym.module}.{attr}")
         return Sym("derived", f"{sym.module}.{attr}")
+
+    def syms_here(self, node: ast.AST) -> frozenset[Sym]:
+        """``syms_of`` a node of the candidate's tree, in its own scope (cached)."""
+        key = id(node)
+        cached = self._node_syms.get(key)
+        if cached is None:
+            cached = self.syms_of(node, self.scope(node))
+            self._node_syms[key] = cached
+        return cached
 
     def syms_of(self, node: ast.AST, scope: Scope, depth: int = 0) -> frozenset[Sym]:
         """Everything ``node`` may denote (see ``Sym``), conservatively."""
@@ -152,8 +169,17 @@ class _Symbols(_Base):
                 if isinstance(name, ast.Constant) and isinstance(name.value, str):
                     for base in self.syms_of(node.args[0], scope, depth + 1):
                         out.add(self.attr_sym(base, name.value))
+            elif f == Sym("builtin", name="type") and len(node.args) == 1 and not node.keywords:
+                out.add(TYPE_OF)  # the class of something: ``type`` itself when it is a class
             elif f == Sym("builtin", name="__import__") and literal:
                 out.add(self.sym_of_import(literal.partition(".")[0], None))
             elif f.dotted == "importlib.import_module" and literal:
                 out.add(self.sym_of_import(literal, None))
+            elif f.kind in ("member", "derived", "instance") and self.from_library(f):
+                out.add(Sym("instance", f"{f.dotted}()"))  # an object the library made
         return frozenset(out)
+
+    def from_library(self, sym: Sym) -> bool:
+        """Whether ``sym`` is something of a module the policy names (not the candidate's)."""
+        root = sym.dotted.partition(".")[0]
+        return not self.is_local(root) and self.is_module_name(root)

@@ -1,10 +1,12 @@
 """The syntax-form strategies of one posture analysis (``ast_structure``).
 
 Pass 1 (``structure``): size limits, the encoding cookie, parse and compile errors,
-the number of nodes and the nesting depth; when the code cannot be parsed or is too
-deep to analyse safely, nothing else runs.  At uses: ``global``/``nonlocal`` declarations
-of interpreter names, oversized literals and strings that name denied attributes, and
-definitions of reserved names.
+the number of nodes and the nesting depth, and the syntax forms: every kind of syntax
+node must be one the policy names (``syntax``), so that a form a later Python adds (a
+lazily evaluated ``type`` alias, a template string) is refused until a policy allows it.
+When the code cannot be parsed or is too deep to analyse safely, nothing else runs.  At
+uses: ``global``/``nonlocal`` declarations of interpreter names, oversized literals and
+strings that name denied attributes, and definitions (``def``, ``class``).
 """
 
 from __future__ import annotations
@@ -14,15 +16,15 @@ import codecs
 import re
 import warnings
 
+from ._classes import _Classes
 from ._scope import _is_dunder
-from ._symbols import _Symbols
 
 __all__: list[str] = []
 
 _COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.ASCII)
 
 
-class _Syntax(_Symbols):
+class _Syntax(_Classes):
     """Limits, parsing and compiling; declarations, literals and definitions."""
 
     def structure(self, check_cookie: bool) -> ast.Module | None:
@@ -107,6 +109,13 @@ class _Syntax(_Symbols):
             count += 1
             if depth > deepest:
                 deepest, deepest_node = depth, node
+            kind = type(node).__name__
+            if kind not in self._syntax:
+                self.report(
+                    "ast_structure",
+                    node if hasattr(node, "lineno") else (1, 1),
+                    f"the syntax form {kind} is not one policy {self.policy.name} allows",
+                )
             if count > limits.max_nodes:
                 self.report(
                     "ast_structure",
@@ -132,7 +141,7 @@ class _Syntax(_Symbols):
                 _is_dunder(name)
                 or name in p.reserved_names
                 or name in p.forbidden_builtins
-                or name in p.dynamic_attribute_functions
+                or name in p.name_arguments
             ):
                 self.report(
                     "ast_structure",
@@ -172,3 +181,6 @@ class _Syntax(_Symbols):
                 node,
                 f"defines {node.name}: {self.policy.reserved_names[node.name]}",
             )
+        self.check_binding(node.name, node, self.scope(node))
+        if isinstance(node, ast.ClassDef):
+            self.check_class(node)

@@ -3,8 +3,8 @@
 Seven strategies (docs/build.md), each finding carrying file, line, column and
 strategy: ``ast_structure``, ``import_policy``, ``builtin_policy``, ``attribute_access``,
 ``name_resolution``, ``reflection`` and ``recursive_control``.  What they refuse is data
-(``forge/policies/*.json``, see ``_posture_policy``); how they look is in
-``_posture_scan``.  This module is the narrow entry point:
+(``policies/*.json``, see ``_policy.py``); how they look is in ``_scan.py``.  This
+module is the narrow entry point:
 
 - ``validate_source(source, file, policy)`` for a text or the bytes of one file;
 - ``validate_path(path, policy)`` for a ``.py`` file or a package directory (every ``.py``
@@ -26,16 +26,18 @@ This is defence in depth, never the isolation boundary.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import sys
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from derivative._canon import sha256_hex, sha256_json
 from derivative._errors import UsageError
 
+from ._local import LocalModules
 from ._model import POSTURE_FORMAT, STRATEGIES, FileDigest, Finding, PostureVerdict, Strategy
 from ._policy import DEFAULT_POLICY, Policy, available_policies, load_policy
 from ._scan import Context, analyse_text
@@ -100,14 +102,18 @@ def _verdict(
 
 
 def _analyse_bytes(
-    data: bytes, file: str, policy: Policy, local_modules: frozenset[str]
+    data: bytes,
+    file: str,
+    policy: Policy,
+    local_modules: frozenset[str],
+    modules: LocalModules | None = None,
 ) -> list[Finding]:
     text, findings = _decode(data, file)
     if text is None:
         return findings
     if not text.strip():
         return findings
-    ctx = Context(policy=policy, file=file, local_modules=local_modules)
+    ctx = Context(policy=policy, file=file, local_modules=local_modules, modules=modules)
     # The cookie is checked on the decoded text: it is still there, and a non-UTF-8
     # cookie is what made the interpreter decode it that way.
     return findings + analyse_text(text, ctx, check_cookie=True)
@@ -166,7 +172,9 @@ def _validate_file(path: Path, shown: str, policy: Policy) -> PostureVerdict:
         raise UsageError(f"{shown}: empty code: there is nothing to validate")
     stem = path.stem
     local = frozenset({stem}) if stem.isidentifier() else frozenset()
-    findings = _analyse_bytes(data, shown, policy, local)
+    own, _ = _decode(data, shown)
+    modules = LocalModules(lambda name: own if name == stem else None, policy, local)
+    findings = _analyse_bytes(data, shown, policy, local, modules)
     shadow = _shadowing(stem, shown)
     if shadow is not None:
         findings.append(shadow)
@@ -247,18 +255,44 @@ def _local_roots(root: Path) -> frozenset[str]:
     return frozenset(names)
 
 
+def _module_source(root: Path) -> Callable[[str], str | None]:
+    """The decoded source of the candidate's module ``dotted`` under ``root`` (None: none).
+
+    As the worker imports them: ``root`` is on ``sys.path``, so ``a.b`` is ``a/b.py`` or
+    ``a/b/__init__.py``; a root that is itself a package also provides its own name.
+    """
+
+    def source(dotted: str) -> str | None:
+        parts = dotted.split(".")
+        tails = [parts]
+        if (root / "__init__.py").is_file() and parts[0] == root.name:
+            tails.append(parts[1:])
+        for tail in tails:
+            paths = [root.joinpath(*tail, "__init__.py")]
+            if tail:
+                paths.append(root.joinpath(*tail[:-1], f"{tail[-1]}.py"))
+            for path in paths:
+                if path.is_file() and not path.is_symlink():
+                    text, _ = _decode(_read(path, str(path)), str(path))
+                    return text
+        return None
+
+    return source
+
+
 def _validate_directory(root: Path, shown: str, policy: Policy) -> PostureVerdict:
     sources, findings = _package_files(root, shown, policy)
     if not sources:
         raise UsageError(f"{shown}: no Python files to validate in this directory")
     local = _local_roots(root)
+    modules = LocalModules(functools.lru_cache(maxsize=None)(_module_source(root)), policy, local)
     digests: list[FileDigest] = []
     for path in sources:
         rel = path.relative_to(root).as_posix()
         display = os.path.join(shown, rel)
         data = _read(path, display)
         digests.append(FileDigest(path=rel, sha256=_sha256(data)))
-        findings.extend(_analyse_bytes(data, display, policy, local))
+        findings.extend(_analyse_bytes(data, display, policy, local, modules))
     for name in sorted(local):
         shadow = _shadowing(name, os.path.join(shown, name))
         if shadow is not None:

@@ -252,7 +252,7 @@ def test_ordinary_business_logic_is_accepted(source: str) -> None:
         "import operator\nkey = operator.attrgetter('name', 'owner.id')\n"
         "call = operator.methodcaller('strip')\n",
         "x = '{:>10}|{0}'.format(3)\ny = f'{x!r:>12}'\nz = '%(a)s' % {'a': 1}\n",
-        "def f(o, name):\n    return getattr(o, 'size', None), hasattr(o, name)\n",
+        "def f(o):\n    return getattr(o, 'size', None), hasattr(o, 'name')\n",
         "from __future__ import annotations\nimport collections.abc\n"
         "from collections import abc\nfrom collections.abc import Mapping\n"
         "def f(m: 'Mapping[str, int]') -> 'list[int]':\n    return list(m.values())\n",
