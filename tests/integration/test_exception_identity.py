@@ -114,8 +114,11 @@ def _judge(capsys: pytest.CaptureFixture[str], mode: str, spec: Path, candidate:
         argv = ["tests", str(spec), "--target", str(candidate), *extra, "--examples", "20",
                 "--json"]
     else:
+        # permissive: the identity rule is the oracle's; under default the posture refuses
+        # the disguises (a metaclass, __module__, __qualname__) before anything runs, which
+        # test_the_default_policy_refuses_the_disguises checks
         argv = ["run", str(spec), "--candidate", str(candidate), *extra, "--sandbox", mode,
-                "--examples", "20", "--json"]
+                "--examples", "20", "--json", "--policy", "permissive"]
     code = main(argv)
     out, err = capsys.readouterr()
     assert "Traceback" not in err, err
@@ -156,6 +159,19 @@ def test_a_builtin_exception_means_the_builtin_class(
         if variant in ("lookalike", "hostile", "module_builtins"):
             # the reader sees that this ValueError is not the built-in one
             assert "not the built-in" in str(counterexample["got"]), counterexample
+
+
+@pytest.mark.parametrize("variant", ["hostile", "module_builtins", "metaclass_fake",
+                                     "metaclass_real_mro"])
+def test_the_default_policy_refuses_the_disguises(
+    variant: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, _ = BUILTIN_VARIANTS[variant]
+    candidate = _write(tmp_path / variant, f"identity_{variant}.py", source)
+    code = main(["run", str(BUILTIN_SPEC), "--candidate", str(candidate), "--sandbox",
+                 "process", "--json"])
+    doc = json.loads(capsys.readouterr()[0])
+    assert (code, doc["status"]) == (5, "sandbox_policy_violation"), doc["reason"]
 
 
 @pytest.mark.parametrize("variant", ["hostile", "module_builtins", "subclass"])
