@@ -94,6 +94,16 @@ DEVIATIONS: dict[tuple[str, str], tuple[frozenset[str], str]] = {
         "every call starts another 600 s thread; after 31 the pids limit (32) refuses the "
         "next one and the call raises RuntimeError",
     ),
+    ("gc_forge_channel.py", "process"): (
+        frozenset({"raised"}),
+        "walking gc.get_objects() can meet ctypes' library loaders (the worker's set-up loaded "
+        "ctypes before the runner was forked): their getattr('send') tries to load a library "
+        "called 'send' and raises OSError, which ends f before any frame is sent",
+    ),
+    ("gc_forge_channel.py", "docker"): (
+        frozenset({"raised"}),
+        "as on the process backend: gc meets ctypes.cdll first, getattr raises OSError",
+    ),
     ("recursion_crash.py", "process"): (
         frozenset({"timeout", "passed"}),
         "Python >= 3.11 does not use the C stack for Python-to-Python calls, so there is no "
@@ -346,7 +356,7 @@ def test_a_call_flooding_its_output_is_killed_at_its_limit(
     for _ in range(2):
         began = time.monotonic()
         with open_sandbox(path, contract_sha256=CONTRACT_SHA256, launcher=chosen,
-                          limits=limits) as sb:
+                          limits=limits, guard=False) as sb:  # the OS teardown alone
             result = sb.call("f", [1])
             answered = time.monotonic() - began
             marker = str(sb.staged.root)
@@ -375,7 +385,7 @@ def test_a_thread_flooding_after_the_answer_does_not_hold_up_the_teardown(
     for _ in range(2):
         began = time.monotonic()
         with open_sandbox(path, contract_sha256=CONTRACT_SHA256, launcher=chosen,
-                          limits=limits) as sb:
+                          limits=limits, guard=False) as sb:  # the OS teardown alone
             assert sb.call("g", [1]).value == 2
             marker = str(sb.staged.root)
         closed = time.monotonic() - began
@@ -528,7 +538,8 @@ def _summary(records: dict[tuple[str, str, str], RunRecord]) -> str:
 
     def forged(policy: str) -> list[str]:
         return sorted({r.file for r in records.values() if r.policy == policy and r.passed
-                       and wrong_by_design(by_file[r.file])})
+                       and wrong_by_design(by_file[r.file])
+                       and "passed" not in DEVIATIONS.get((r.file, r.backend), ((),))[0]})
 
     ran = sum(1 for r in records.values() if r.ran)
     default, permissive = forged("default"), forged("permissive")
