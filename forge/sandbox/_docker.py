@@ -172,6 +172,11 @@ class DockerRunning(Running):
         """The container's memory cgroup on this host (None: the engine is elsewhere)."""
         self._oom_last = 0
 
+    def pin(self, cpu: int) -> None:
+        """The container on ``cpu`` (its cpuset; the engine applies it to every process)."""
+        with contextlib.suppress(Exception):
+            self.client.api.update_container(self.cid, cpuset_cpus=str(cpu))
+
     def oom_kills(self) -> int | None:
         """The container's OOM kills: its cgroup's counter while it exists; once the
         container is gone (its cgroup with it), what the engine says of its end."""

@@ -275,6 +275,14 @@ class ProcessRunning(Running):
         """Processes of this sandbox the memory cgroup's OOM killer has killed so far."""
         return self.cgroup.oom_kills() if self.cgroup is not None else None
 
+    def pin(self, cpu: int) -> None:
+        """Every process of the sandbox on ``cpu`` (later children inherit it)."""
+        pids = set(self.cgroup.members()) if self.cgroup is not None else set()
+        pids.update(p for p in (self.proc.pid, self.inner_pid) if p is not None)
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(pid, {cpu})
+
     def watch_inner(self, pid: int) -> None:
         """Hold a pidfd on the namespace's init so it can be killed without a pid race."""
         self.inner_pid = pid

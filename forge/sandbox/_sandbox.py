@@ -31,6 +31,7 @@ records which one ran).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -116,6 +117,12 @@ class Limits:
     stopped as an operational timeout, never as evidence."""
     explore_batch: int = 64
     """Explored schedules per answer at most (fewer when their traces are large)."""
+    colocate: bool = True
+    """Run the sandbox's processes on the CPU of the thread that judges, and keep that
+    thread there while the session is open.  The host asks and the candidate answers in
+    turn, never at once, so nothing runs in parallel anyway; but on a virtual machine
+    waking a process on another, idle CPU costs 50-100 us, three times per call (host to
+    runner, runner to judge, judge to host).  Measured by ``benchmarks/sandbox_overhead.py``."""
 
 
 @dataclass(frozen=True)
@@ -201,6 +208,13 @@ class Staged:
     @property
     def explorer(self) -> Path:
         return self.root / "sandbox" / EXPLORER_NAME
+
+
+def _current_cpu() -> int:
+    """The CPU the calling thread last ran on (``/proc/thread-self/stat``, field 39)."""
+    with open("/proc/thread-self/stat", encoding="ascii") as handle:
+        text = handle.read()
+    return int(text[text.rindex(")") + 2:].split()[36])
 
 
 def _module_name_ok(name: str) -> bool:
@@ -317,6 +331,10 @@ class Running(ABC):
         """The tail of the worker's own error output, for messages (may be empty)."""
         return ""
 
+    def pin(self, cpu: int) -> None:
+        """Keep the sandbox's processes on ``cpu`` (``Limits.colocate``); best effort."""
+        return None
+
     def oom_kills(self) -> int | None:
         """Processes of this sandbox the kernel has killed for exceeding its memory budget
         so far, read from outside; None when the backend cannot tell."""
@@ -390,6 +408,8 @@ class Sandbox:
     _last_isolation: tuple[str, ...] = ()
     _last_image: str | None = None
     _exploring: _Exploring | None = None
+    _host_affinity: frozenset[int] | None = None
+    _cpu: int = 0
 
     # ------------------------------------------------------------------ properties
 
@@ -444,6 +464,8 @@ class Sandbox:
         except SandboxUnavailable:
             self._receipt_without_run(run_id, started_at, transcript)
             raise
+        if self.limits.colocate:
+            running.pin(self._pin_host())
         self._generation += 1
         self._current = _Current(running, run_id, started_at, transcript,
                                  generation=self._generation, oom_seen=running.oom_kills())
@@ -512,7 +534,25 @@ class Sandbox:
                 self._stop("closed")
             finally:
                 shutil.rmtree(self.staged.root, ignore_errors=True)
+                self._unpin_host()
         return tuple(self.receipts)
+
+    def _pin_host(self) -> int:
+        """The CPU this thread runs on, kept for the session (``Limits.colocate``)."""
+        if self._host_affinity is None:
+            try:
+                self._host_affinity = frozenset(os.sched_getaffinity(0))
+                self._cpu = _current_cpu()
+                os.sched_setaffinity(0, {self._cpu})
+            except (OSError, ValueError):
+                self._host_affinity = frozenset()
+        return self._cpu
+
+    def _unpin_host(self) -> None:
+        if self._host_affinity:
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, self._host_affinity)
+        self._host_affinity = None
 
     # ------------------------------------------------------------------ requests
 
