@@ -21,6 +21,9 @@ Measured in one run, because these machines are noisy (docs/decisions.md):
   guard (the ``permissive`` set-up), so the ratio of the two is the guard's cost; and the
   round trip of each, per call (the audit hook runs only on audited events, which a pure
   function raises none of; the judge/runner relay is in both);
+- **colocation** (``Limits.colocate``, on by default): the judging thread and the sandbox's
+  processes share one CPU while a session is open; run with ``--no-colocate`` to see the
+  cost of waking processes on another, idle CPU;
 - **calls/s across the channel**: ``--calls`` back-to-back calls of the same function
   without Hypothesis, i.e. the round trip alone (host -> judge -> runner and back);
 - **start time**: the median of ``--starts`` sandbox starts per backend, from
@@ -71,6 +74,8 @@ CONTRACT = "0" * 64
 SEED = 20240601
 GOALS = {"process": 1.5, "docker": 2.0}
 UNGUARDED = "unguarded"
+LIMITS = [Limits()]
+"""The sandboxes' limits (``--no-colocate`` replaces it)."""
 VALUES = st.integers(min_value=-(10**9), max_value=10**9)
 
 Call = Callable[[int, int, int], object]
@@ -188,7 +193,7 @@ def replay_cost(launcher: Launcher, path: Path, repeat: int) -> float:
     for _ in range(max(repeat, 1)):
         began = time.perf_counter()
         with open_sandbox(path, contract_sha256=CONTRACT, launcher=launcher,
-                          limits=Limits()) as sb:
+                          limits=LIMITS[0]) as sb:
             for i in range(REPLAY_CALLS):
                 assert sb.call("clamp", [i, -5, 5]).ok
         best = min(best, time.perf_counter() - began)
@@ -201,7 +206,7 @@ def start_times(launcher: Launcher, path: Path, starts: int) -> tuple[float, flo
     closed: list[float] = []
     for _ in range(starts):
         began = time.perf_counter()
-        sb = open_sandbox(path, contract_sha256=CONTRACT, launcher=launcher, limits=Limits())
+        sb = open_sandbox(path, contract_sha256=CONTRACT, launcher=launcher, limits=LIMITS[0])
         load = sb.start()
         opened.append(time.perf_counter() - began)
         if not load.ok:
@@ -220,8 +225,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--starts", type=int, default=10)
     parser.add_argument("--calls", type=int, default=5000)
     parser.add_argument("--backends", default="process,docker")
+    parser.add_argument("--no-colocate", action="store_true",
+                        help="do not keep the host thread and the sandbox on one CPU")
     args = parser.parse_args(argv)
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    LIMITS[0] = Limits(colocate=not args.no_colocate)
 
     folder = Path(tempfile.mkdtemp(prefix="derivative-bench-"))
     path = folder / "clamp_candidate.py"
@@ -239,13 +247,13 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: unavailable: {exc}")
                 continue
             sb = stack.enter_context(open_sandbox(path, contract_sha256=CONTRACT,
-                                                  launcher=launchers[name], limits=Limits()))
+                                                  launcher=launchers[name], limits=LIMITS[0]))
             variants[name] = through(sb)
             sandboxes[name] = sb
         if "process" in launchers:
             bare = stack.enter_context(open_sandbox(
                 path, contract_sha256=CONTRACT, launcher=launchers["process"],
-                limits=Limits(), guard=False))
+                limits=LIMITS[0], guard=False))
             variants[UNGUARDED] = through(bare)
             sandboxes[UNGUARDED] = bare
         for call in variants.values():

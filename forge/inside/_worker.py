@@ -22,8 +22,10 @@ Why it is built the way it is:
   pair (``--fds``, process backend) or over private duplicates of the original stdin/stdout
   (``--stdio``, Docker).  Before any candidate code runs, file descriptors 0, 1 and 2 are
   pointed at ``/dev/null`` or the log, so nothing the candidate prints can be read as an
-  answer.  The candidate still shares the interpreter and *could* write into the channel on
-  purpose; the host treats every frame as untrusted for that reason.
+  answer.  Nor does the candidate's process hold the channel's answer side at all: after the
+  set-up the worker forks a *runner* (it imports the candidate under the runtime guard and
+  answers calls) and stays as the *judge* (it vets and writes every answer); see "judge and
+  runner" and "the runtime guard" below.  The host still treats every frame as untrusted.
 - **Frames** are ``<decimal length>\\n<ASCII JSON>``, capped at ``MAX_FRAME`` bytes.  A text
   header keeps every byte printable, so no transport (a Docker attach stream included) can
   mistake a length for a control sequence.
