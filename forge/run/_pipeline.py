@@ -34,6 +34,7 @@ build pipeline must never count such evidence as verification.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ from ..sandbox import BackendName, Launcher, Limits, RunReceipt, Sandbox, open_s
 from ..testing import Engine, EngineOptions, RunEvidence
 from ._caller import SandboxCaller
 from ._document import RunDocument, RunStatus
+from ._early import EarlySandbox
 from ._replay import Recording, replay
 
 __all__ = ["RunOptions", "RunReport", "judge_candidate", "run_candidate"]
@@ -268,15 +270,25 @@ def judge_candidate(
         return report
     report.candidate_sha256 = sandbox.staged.digest
     recording = Recording(seed=options.seed or 0)
+    opener = functools.partial(
+        open_sandbox, options.candidate, module=options.module, kind=options.sandbox,
+        contract_sha256=spec["sha256"], binds=_binds(info),
+        limits=dataclasses.replace(options.limits, colocate=False), image=options.image,
+        launcher=launcher, guard=verdict.enforced, avoid=sandbox.staged.inside)
+    early = EarlySandbox(opener, start=False)
     try:
-        _judge(info, sandbox, options, report, progress, recording)
+        try:
+            _judge(info, sandbox, options, report, progress, recording,
+                   lambda: early.begin(sandbox.spare_cpus()))
+        finally:
+            report.receipts = list(sandbox.close())
+        report.sandbox = _sandbox_info(sandbox, options.limits)
+        _weak_isolation(sandbox, report)
+        if report.status == "passed":
+            progress("replay", "a sample of the calls again, in a differently shaped run")
+            _replay(recording, report, early)
     finally:
-        report.receipts = list(sandbox.close())
-    report.sandbox = _sandbox_info(sandbox, options.limits)
-    _weak_isolation(sandbox, report)
-    if report.status == "passed":
-        progress("replay", "a sample of the calls again, in a differently shaped run")
-        _replay(info, options, sandbox, recording, report, launcher, verdict.enforced)
+        early.discard()  # a no-op once the replay took it
     if report.status == "passed" and not report.receipts:  # pragma: no cover - a bug guard
         raise AssertionError("a passed run without receipts")
     return report
@@ -287,13 +299,15 @@ def _quiet(step: str, detail: str) -> None:
 
 
 def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunReport,
-           progress: Callable[[str, str], None], recording: Recording) -> None:
+           progress: Callable[[str, str], None], recording: Recording,
+           started: Callable[[], None]) -> None:
     try:
         load = sandbox.start()
     except SandboxUnavailable as exc:
         report.status = "sandbox_unavailable"
         report.reason = f"the {sandbox.backend} sandbox could not start: {exc}; nothing was judged"
         return
+    started()
     progress("obligations", f"every obligation through the {sandbox.backend} sandbox")
     base = settings(derandomize=options.seed is None)
     engine = Engine(
@@ -337,18 +351,15 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
             f"{len(bad)} obligation{'s' if len(bad) != 1 else ''} did not pass: " + ", ".join(bad)
 
 
-def _replay(info: TypeInfo, options: RunOptions, first: Sandbox, recording: Recording,
-            report: RunReport, launcher: Launcher | None, guard: bool) -> None:
+def _replay(recording: Recording, report: RunReport, early: EarlySandbox) -> None:
     """Step 6: a sample of the judged calls again in a fresh sandbox staged elsewhere
-    (``_replay.py``); a different answer turns the pass into ``failed``."""
+    (``_replay.py``), started while the run went on (``_early.py``); a different answer
+    turns the pass into ``failed``."""
     if not recording.calls and not any(h.steps for h in recording.histories):
+        early.discard()
         return
     try:
-        sandbox = open_sandbox(
-            options.candidate, module=options.module, kind=options.sandbox,
-            contract_sha256=report.spec["sha256"], binds=_binds(info), limits=options.limits,
-            image=options.image, launcher=launcher, guard=guard, avoid=first.staged.inside,
-        )
+        sandbox = early.take()
     except SandboxUnavailable as exc:
         report.status = "sandbox_unavailable"
         report.reason = f"the replay's sandbox could not be had: {exc}; nothing was concluded"

@@ -444,6 +444,10 @@ class Sandbox:
     ) -> None:
         self.close()
 
+    def restart_clock(self) -> None:
+        """Give the session its whole run time from now (a sandbox started ahead of use)."""
+        self._run_deadline = time.monotonic() + self.limits.run_timeout
+
     def start(self) -> CallResult:
         """Start the first sandbox and import the candidate; the import's outcome."""
         if self._current is None:
@@ -547,6 +551,13 @@ class Sandbox:
             except (OSError, ValueError):
                 self._host_affinity = frozenset()
         return self._cpu
+
+    def spare_cpus(self) -> frozenset[int]:
+        """The judging thread's CPUs other than the one this session keeps (empty when it
+        keeps none, or there is no other): where work beside the session should run."""
+        if not self._host_affinity:
+            return frozenset()
+        return self._host_affinity - {self._cpu}
 
     def _unpin_host(self) -> None:
         if self._host_affinity:
