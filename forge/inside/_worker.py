@@ -1303,6 +1303,7 @@ GUARD_SITES: dict[str, frozenset[str]] = {
     "object.__setattr__": frozenset({"stdlib:<module>", "collections/__init__.py:namedtuple",
                                      "dataclasses.py:_set_qualname",
                                      "dataclasses.py:_process_class",
+                                     "dataclasses.py:_add_slots",
                                      "dataclasses.py:_set_new_attribute",
                                      "typing.py:_make_nmtuple", "typing.py:__new__",
                                      "enum.py:__new__", "enum.py:_create_", "abc.py:__new__",

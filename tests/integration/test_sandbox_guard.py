@@ -237,6 +237,29 @@ class Colour(enum.Enum):
     GREEN = 2
 
 
+@dataclass(slots=True)
+class Slotted:
+    a: int
+    b: int = 0
+
+
+@functools.total_ordering
+class Version:
+    def __init__(self, v: int) -> None:
+        self.v = v
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Version) and self.v == other.v
+
+    def __lt__(self, other: "Version") -> bool:
+        return self.v < other.v
+
+
+class Level(enum.IntEnum):
+    LOW = enum.auto()
+    HIGH = enum.auto()
+
+
 Size = enum.Enum("Size", "S M L")
 Pair = collections.namedtuple("Pair", "a b")
 T = typing.TypeVar("T")
@@ -293,7 +316,9 @@ def everything(x: int) -> str:
             hashlib.sha256(b"x").hexdigest()[:4], str(random.Random(1).randint(1, 9)),
             str(len(secrets.token_hex(4))), str(statistics.mean([1, 2, 3])),
             string.ascii_lowercase[:3], textwrap.shorten("a b c d e f", 5),
-            str(dataclasses.asdict(item)["name"]),
+            str(dataclasses.asdict(item)["name"]), str(Slotted(1).b),
+            str(Version(1) <= Version(2)), str(Level.HIGH.value),
+            string.Template("$a").substitute(a=x), str(collections.Counter("aab")["a"]),
         ]
     return "|".join(parts)
 '''
