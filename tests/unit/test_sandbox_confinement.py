@@ -134,6 +134,9 @@ class _Running:
     def oom_kills(self) -> int | None:
         return self.kills
 
+    def pin(self, cpu: int) -> None:
+        self.pinned = cpu
+
 
 def _launcher(failure: Exception | None) -> Any:
     from derivative.forge.sandbox._sandbox import Launcher
