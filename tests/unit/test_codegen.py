@@ -195,7 +195,8 @@ def test_the_module_fails_a_racy_store_under_interleavings_and_passes_a_locked_o
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["wrong_exception_type", "enum_as_strings",
-                                  "bank_withdraw_limit", "lookalike_builtin_exception"])
+                                  "bank_withdraw_limit", "lookalike_builtin_exception",
+                                  "token_store_race"])
 def test_written_modules_catch_corpus_bugs(tmp_path: Path, case: str) -> None:
     folder = CORPUS / case
     module = generate_module(load([folder / "spec.req"]).types, "impl.py", examples=15, steps=8)
