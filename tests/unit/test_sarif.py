@@ -220,3 +220,25 @@ def test_the_base_is_the_working_directory_when_it_holds_every_file(tmp_path: Pa
     assert base_folder([str(inner / "x.req")], cwd=str(tmp_path)) == str(tmp_path)
     assert base_folder([str(inner / "x.req"), str(tmp_path / "a" / "y.req")],
                        cwd=str(inner)) == str(tmp_path / "a")
+
+
+def test_a_result_without_a_located_member_still_has_a_location(tmp_path: Path) -> None:
+    """An unknown naming no obligation: the spec file as a whole, or (no file at all) a
+    logical location naming the question."""
+    from derivative import api
+    from derivative.solver import CheckResult, Unknown, render_sarif
+
+    spec = tmp_path / "spec.req"
+    obligations = tuple(api.parse_text(UNUSED, str(spec)).contract.obligations)
+    question = Unknown("all corrections", (), "the enumeration stopped")
+    log = render_sarif(CheckResult("unknown", "r", unknowns=(question,),
+                                   obligations=obligations), cwd=str(tmp_path))
+    assert _schema_errors(log) == []
+    [location] = log["runs"][0]["results"][0]["locations"]
+    assert "region" not in location["physicalLocation"]
+    assert _resolved(log, location["physicalLocation"]["artifactLocation"]) == spec
+    log = render_sarif(CheckResult("unknown", "r", unknowns=(question,)), cwd=str(tmp_path))
+    assert _schema_errors(log) == []
+    assert log["runs"][0]["results"][0]["locations"] == [
+        {"logicalLocations": [{"name": "all corrections"}]}
+    ]
