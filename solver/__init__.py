@@ -14,7 +14,7 @@ from ._boundary import Plan, clear_cache, plan_for, space_for
 from ._certify import certify
 from ._check import check
 from ._document import CheckDocument
-from ._report import render_json, render_sarif, render_text
+from ._report import render_json, render_text
 from ._result import (
     CallWitness,
     CheckOptions,
@@ -25,6 +25,7 @@ from ._result import (
     Unknown,
     Witness,
 )
+from ._sarif import render_sarif
 from ._triggers import Trigger
 
 __all__ = [

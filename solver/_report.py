@@ -1,11 +1,10 @@
-"""Renderers of a ``CheckResult``: the text report, ``derivative.check/v1`` JSON, SARIF 2.1.0.
+"""Renderers of a ``CheckResult``: the text report and ``derivative.check/v1`` JSON.
 
 The text report is for the requirement author: every obligation is named by id,
 ``file:line``, its quoted text and ``source`` tag, and its expression, and each
 conflict says in plain words why it conflicts.  The JSON document is exactly the
-one of docs/cli.md (more fields may be added, none renamed).  SARIF gives each
-core member, warning and unknown a location at its ``file:line`` so that code hosts
-can annotate the spec.
+one of docs/cli.md (more fields may be added, none renamed).  The SARIF log is
+``_sarif.py``'s.
 
 Values are JSON-safe by the rules every derivative document follows
 (``derivative._values.value_json``, numbers by ``derivative._numbers``): integers,
@@ -17,7 +16,7 @@ arrays.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -30,7 +29,6 @@ from ._document import CheckDocument
 from ._result import CallWitness, CheckResult, Core, Finding
 
 CHECK_FORMAT = "derivative.check/v1"
-SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 # --------------------------------------------------------------------------- values
@@ -218,85 +216,3 @@ def _call_line(name: str, cw: CallWitness) -> str:
         return f"  {name}({_inputs(cw.input)}) raises {cw.raises}"
     shown = "(returns nothing)" if cw.result is None else value_text(cw.result)
     return f"  {name}({_inputs(cw.input)}) -> {shown}"
-
-
-# --------------------------------------------------------------------------- SARIF
-
-_RULES: dict[str, str] = {
-    "inconsistent_requirements": "The global requirements have no common solution.",
-    "unsatisfiable_precondition": "A function's requires clauses can never hold together.",
-    "contradicting_example": "An example contradicts the clauses of its function.",
-    "unrealizable": "A valid input exists at which no result satisfies the ensures clauses.",
-    "vacuous": "A condition can never be true.",
-    "latent_conflict": "A condition is impossible only because consequences collide.",
-    "ambiguous_raises": "Several raises clauses with different exceptions hold at one input.",
-    "redundant": "An obligation is implied by the others.",
-    "unused_param": "A param is declared but never constrained.",
-    "unknown": "The solver could not decide a question.",
-}
-
-
-def _location(ob: Obligation, message: str | None = None) -> dict[str, Any]:
-    loc: dict[str, Any] = {
-        "physicalLocation": {
-            "artifactLocation": {"uri": ob.file.replace("\\", "/")},
-            "region": {"startLine": max(ob.line, 1), "startColumn": max(ob.column, 1)},
-        }
-    }
-    if message:
-        loc["message"] = {"text": message}
-    return loc
-
-
-def _sarif_result(
-    rule: str, level: str, message: str, members: Sequence[Obligation]
-) -> dict[str, Any]:
-    located = [m for m in members if m.file]
-    out: dict[str, Any] = {
-        "ruleId": rule,
-        "level": level,
-        "message": {"text": message},
-        "locations": [_location(m, f"{m.id}: {clause_text(m)}") for m in located],
-    }
-    if len(located) > 1:
-        out["relatedLocations"] = [
-            {"id": i, **_location(m, f"{m.id}: {clause_text(m)}")} for i, m in enumerate(located)
-        ]
-    return out
-
-
-def render_sarif(result: CheckResult, strict: bool = False) -> dict[str, Any]:
-    """A SARIF 2.1.0 log: one result per core, warning and unknown question."""
-    by_id = {o.id: o for o in result.obligations}
-    results: list[dict[str, Any]] = []
-    for core in result.cores:
-        results.append(_sarif_result(core.kind, "error", core.explanation, core.members))
-    for w in result.warnings:
-        level = (
-            "error" if strict and w.kind in ("latent_conflict", "ambiguous_raises") else "warning"
-        )
-        results.append(_sarif_result(w.kind, level, w.message, w.members))
-    for u in result.unknowns:
-        members = [by_id[i] for i in u.ids if i in by_id]
-        results.append(_sarif_result("unknown", "note", f"{u.question}: {u.reason}", members))
-    from derivative._version import __version__
-
-    return {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "derivative",
-                        "version": __version__,
-                        "rules": [
-                            {"id": k, "shortDescription": {"text": v}} for k, v in _RULES.items()
-                        ],
-                    }
-                },
-                "results": results,
-                "properties": {"status": result.status, "reason": result.reason},
-            }
-        ],
-    }

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from derivative._ast import Obligation
+from derivative._ast import Located, Obligation
 from derivative._values import Value
 
 Status: TypeAlias = Literal["feasible", "infeasible_proven", "unknown"]
@@ -108,6 +108,9 @@ class Finding:
     input: Mapping[str, Value] | None = None
     names: tuple[str, ...] = ()
     """For ``unused_param``: the parameter (it has no obligation to name)."""
+    declarations: tuple[Located, ...] = ()
+    """For ``unused_param``: the param's declaration, so that a report can point at it
+    (the warning has no member obligation to take a ``file:line`` from)."""
 
     @property
     def ids(self) -> tuple[str, ...]:

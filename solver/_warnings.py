@@ -146,6 +146,7 @@ def unused_params(ctx: Ctx) -> None:
                     f"param {p.name} ({p.file}:{p.line}) is declared but no requirement "
                     "constrains it",
                     names=(p.name,),
+                    declarations=(p,),
                 )
             )
 

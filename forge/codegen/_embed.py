@@ -19,22 +19,78 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RUNTIME_FILE", "runtime", "runtime_source", "strip_annotations"]
+__all__ = [
+    "CONCURRENT_FILE",
+    "RUNTIME_FILE",
+    "carried_names",
+    "concurrent_source",
+    "explorer_source",
+    "runtime",
+    "runtime_source",
+    "strip_annotations",
+]
 
 RUNTIME_FILE = Path(__file__).with_name("_runtime.py")
 """The runtime's source (read as text, never imported)."""
+CONCURRENT_FILE = Path(__file__).with_name("_concurrent.py")
+"""The concurrent hammer's source (read as text, never imported)."""
 _MARKER = re.compile(r"^# -+ RUNTIME STARTS\n", re.MULTILINE)
+_FUTURE = re.compile(r"^from __future__ import annotations\n", re.MULTILINE)
+
+
+def _carried(path: Path) -> str:
+    """The part of ``path`` below its ``RUNTIME STARTS`` line, without annotations and
+    without blank lines at either end."""
+    text = path.read_text(encoding="utf-8")
+    found = _MARKER.search(text)
+    if found is None:
+        raise RuntimeError(f"{path} has no 'RUNTIME STARTS' line")
+    return strip_annotations(text[found.end() :].strip("\n"))
 
 
 @functools.cache
 def runtime_source() -> str:
     """The runtime as a written module carries it: no header, no annotations, no blank
     lines at either end."""
-    text = RUNTIME_FILE.read_text(encoding="utf-8")
-    found = _MARKER.search(text)
-    if found is None:
-        raise RuntimeError(f"{RUNTIME_FILE} has no 'RUNTIME STARTS' line")
-    return strip_annotations(text[found.end() :].strip("\n"))
+    return _carried(RUNTIME_FILE)
+
+
+@functools.cache
+def concurrent_source() -> str:
+    """The concurrent hammer as a written module carries it (like the runtime)."""
+    return _carried(CONCURRENT_FILE)
+
+
+@functools.cache
+def explorer_source() -> str:
+    """The interleaving explorer as a written module carries it: the file verbatim but
+    for its ``from __future__`` import, which only the top of a module may hold (the
+    written module's own opens it, so the annotations stay unevaluated text), and its
+    stdlib-only marker comment.  Its annotations are kept: it imports its typing names."""
+    from derivative.forge.inside import EXPLORER_SOURCE
+
+    text = EXPLORER_SOURCE.read_text(encoding="utf-8")
+    text, n = _FUTURE.subn("", text, count=1)
+    if n != 1:
+        raise RuntimeError(f"{EXPLORER_SOURCE} has no 'from __future__ import annotations'")
+    return text.removeprefix("# derivative: stdlib-only\n").strip("\n")
+
+
+@functools.cache
+def carried_names() -> frozenset[str]:
+    """The names a written module's carried code defines at its top level (functions,
+    classes, assignments, imports): a spec name must not shadow one of them."""
+    names: set[str] = set()
+    for source in (runtime_source(), concurrent_source(), explorer_source()):
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names |= {t.id for t in targets if isinstance(t, ast.Name)}
+            elif isinstance(node, ast.Import | ast.ImportFrom):
+                names |= {(a.asname or a.name).partition(".")[0] for a in node.names}
+    return frozenset(names)
 
 
 def runtime() -> dict[str, Any]:

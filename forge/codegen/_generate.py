@@ -13,9 +13,13 @@ only the standard library, pytest and Hypothesis.  It has
 - a small runtime for what Python does differently (``_runtime.py``, carried as text by
   ``_embed.py``);
 - stateful tests for systems (a ``RuleBasedStateMachine`` per system; count
-  invariants checked after every call and at the end).  Concurrent interleavings are
-  explored by ``derivative tests`` itself and the pytest plugin, not by the written
-  module (the explorer is part of derivative).
+  invariants checked after every call and at the end);
+- for a system with an upper count bound, the concurrent hammer of ``derivative tests``
+  (``_concurrent.py``) and the interleaving explorer it drives (``forge/inside/_explore.py``,
+  standard library only), both carried as text: the invariant's first counted call is
+  made ``bound + 1`` times, in sequence and from threads under every schedule the limits
+  allow, so a check-then-set race fails the written module as it fails ``derivative
+  tests`` and ``derivative run``.
 
 This module assembles the parts; ``_Writer`` writes one module, top to bottom.
 """
@@ -35,7 +39,7 @@ from derivative._typecheck import TypeInfo
 from derivative._types import TNone, Ty
 
 from ..testing import EngineOptions
-from ._embed import runtime_source
+from ._embed import concurrent_source, explorer_source, runtime_source
 from ._inputs import example_lines, input_source, strategy_lines
 from ._python import PyCompiler, py_value, pyname, ty_source
 
@@ -61,7 +65,7 @@ def generate_module(
         from ..testing import Engine
 
         engine = Engine(info, _NoCaller())
-    return _Writer(info, engine, target, examples, steps).write()
+    return _Writer(info, engine, target, examples, steps, engine.options.interleavings).write()
 
 
 def relative_target(target: str, output: str) -> str:
@@ -164,14 +168,17 @@ class _Writer:
     """Writes the module; see ``generate_module``."""
 
     def __init__(self, info: TypeInfo, engine: Any, target: str, examples: int,
-                 steps: int) -> None:
+                 steps: int, interleavings: int) -> None:
         self.info = info
         self.engine = engine
         self.target = target
         self.examples = examples
         self.steps = steps
+        self.interleavings = interleavings
         self.out: list[str] = []
         self.used_tests: set[str] = set()
+        self.hammered = self.upper_bounded()
+        """The invariants with an upper count bound (hammered under concurrency)."""
 
     # ------------------------------------------------------------------ helpers
 
@@ -192,6 +199,20 @@ class _Writer:
 
     def compiler(self, scope: Mapping[str, Ty]) -> PyCompiler:
         return PyCompiler(scope, self.info.enums)
+
+    def upper_bounded(self) -> set[str]:
+        """Ids of the invariants one of whose counts has an upper bound."""
+        from ..testing import count_checks
+
+        found: set[str] = set()
+        for d in self.info.contract.declarations:
+            if not isinstance(d, SystemDecl):
+                continue
+            for o in self.info.contract.obligations_of(d.name):
+                checks = count_checks(o, self.engine.evaluator) if o.kind == "invariant" else None
+                if checks and any(c.upper for c in checks):
+                    found.add(o.id)
+        return found
 
     # ------------------------------------------------------------------ the module
 
@@ -223,14 +244,28 @@ class _Writer:
             "One test per obligation, named after its identifier; the solver-chosen inputs",
             "(boundaries, raises triggers, antecedents, examples) are @example decorators.",
             "Runs with pytest and hypothesis only.  Preconditions (requires) are not tests:",
-            "they decide which inputs are valid.  Concurrent interleavings of count",
-            "invariants are explored by `derivative tests` and the pytest plugin, not here.",
+            "they decide which inputs are valid.",
+            *self.concurrency_note(),
             '"""',
             "",
             *_IMPORTS,
         )
         if c.systems():
             self.emit(*_STATEFUL_IMPORTS)
+
+    def concurrency_note(self) -> list[str]:
+        """What the header says about interleavings (the module carries the explorer
+        only when it has an invariant to hammer)."""
+        if not self.hammered:
+            return []
+        return [
+            "Upper count bounds of invariants are also hammered under concurrency, as",
+            "`derivative tests` does: the invariant's first counted call is made bound + 1",
+            "times, in sequence and then from as many threads under every interleaving of",
+            "at most 2 preemptions (at most DERIVATIVE_INTERLEAVINGS schedules, default",
+            f"{self.interleavings}).  The interleaving explorer doing it is derivative's own",
+            "(standard library only), carried below: this module does not import derivative.",
+        ]
 
     def settings(self) -> None:
         """The target, the binds, Hypothesis's settings, the runtime and the tolerance."""
@@ -256,6 +291,23 @@ class _Writer:
         )
         self.emit(*runtime_source().splitlines())
         self.emit(f"REL_TOL = {tol!r}", "")
+        if self.hammered:
+            self.emit(
+                "",
+                _RULE + " interleaving explorer",
+                "# derivative's explorer of thread interleavings (standard library only),",
+                "# carried verbatim.",
+                "",
+                *explorer_source().splitlines(),
+                "",
+                "",
+                _RULE + " concurrent hammer",
+                "",
+                "INTERLEAVINGS = int(os.environ.get('DERIVATIVE_INTERLEAVINGS', "
+                f"{self.interleavings}))",
+                *concurrent_source().splitlines(),
+                "",
+            )
 
     # ------------------------------------------------------------------ owners
 
@@ -395,6 +447,11 @@ class _Writer:
             *[f"    {e}," for e in self.explicit_items(d)],
             "]",
         )
+        if any(o.id in self.hammered for o in invariants):
+            froms = {op.name: {p.name: p.from_op for p in op.params if p.from_op}
+                     for op in d.operations}
+            self.emit("# The from-parameters of the operations: {operation: {parameter: source}}.",
+                      f"{upper}_FROM = {froms!r}")
         cls = f"{_ident(d.name)}Machine"
         self.machine(d, owners, cls)
         # Tests: every operation obligation, every invariant.
@@ -525,3 +582,5 @@ class _Writer:
             f"stateful_step_count={self.steps}),",
             "    )",
         )
+        if judge is None and oid in self.hammered:
+            self.emit(f"    hammer({system!r}, {upper}_OPS, {upper}_COUNTS, {oid!r}, {upper}_FROM)")

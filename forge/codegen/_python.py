@@ -61,6 +61,8 @@ from derivative._types import join_base as _join
 from derivative._values import EnumValue
 from derivative._walk import ExprVisitor
 
+from ._embed import carried_names
+
 __all__ = ["CompileError", "PyCompiler", "py_value", "pyname", "ty_source"]
 
 
@@ -133,8 +135,13 @@ _RESERVED = frozenset(
 
 
 def pyname(name: str) -> str:
-    """A spec identifier as a Python identifier (keywords and clashes get a ``_``)."""
-    if keyword.iskeyword(name) or name in _RESERVED or name.startswith("_"):
+    """A spec identifier as a Python identifier (keywords and clashes get a ``_``).
+
+    A clash is also any top-level name of the code a written module carries (runtime,
+    concurrent hammer, interleaving explorer): a constant named ``time`` or ``judge``
+    would otherwise replace the module or function that code calls."""
+    if (keyword.iskeyword(name) or name in _RESERVED or name.startswith("_")
+            or name in carried_names()):
         return name + "_"
     return name
 

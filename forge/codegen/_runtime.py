@@ -354,6 +354,10 @@ class Returned:
     def __str__(self) -> str:
         return f"returned {_show(self.value)}"
 
+    def __repr__(self) -> str:
+        """The value, as an interleaving's trace shows a thread's result."""
+        return _show(self.value)
+
 
 # The built-in classes, taken when this module is imported (before the target is): a raised
 # class is a built-in exception only if it IS one of these, whatever its name.  type's own
@@ -415,6 +419,9 @@ class Raised:
             if _own(module) or (home and _in_package(module, home)):
                 return True
         return False
+
+    def __repr__(self) -> str:
+        return f"<raised {self.names[0]}>"
 
     def __str__(self) -> str:
         text = f"raised {self.names[0]}" + (f"({self.message!r})" if self.message else "")
@@ -618,6 +625,32 @@ class Count:
         return n <= self.limit if self.upper else n >= self.limit
 
 
+def _conforming(outcome: Returned | Raised, owner: Owner) -> Any:
+    """The returned value in the tests' representation; None if it raised or does not
+    conform to the declared result type."""
+    if not isinstance(outcome, Returned):
+        return None
+    try:
+        return _conform(outcome.value, owner.returns)
+    except WrongType:
+        return None
+
+
+def _count_hit(c: Count, owner: Owner, inp: Inp, outcome: Returned) -> bool | None:
+    """Whether a call that returned is counted by ``c`` (None: its predicate is undefined)."""
+    try:
+        return True if c.where is None else bool(c.where(*owner.values(inp),
+                                                         _conforming(outcome, owner)))
+    except Undefined:
+        return None
+
+
+WITNESSES: dict[tuple[str, int], tuple[list[tuple[str, Inp, Any]], str, Inp]] = {}
+"""Per (invariant, index of its count): the first call the count counted in a run focused
+on that invariant, with the calls made on that instance before it (``calls``, operation,
+input).  The concurrent hammer replays those calls and makes that one from threads."""
+
+
 class SystemRun:
     """One instance's life in a state machine: calls, judgements and counts."""
 
@@ -632,6 +665,8 @@ class SystemRun:
         self.trace = [f"{system}() -> s"]
         self.tally: list[dict[Any, int]] = [{} for _ in counts]
         self.keys: list[set[Any]] = [set() for _ in counts]
+        self.calls: list[tuple[str, Inp, Any]] = []
+        """Every call so far: (operation, input, conforming result or None)."""
 
     def _fail(self, header: str, got: str, required: str) -> NoReturn:
         calls = "\n            ".join(self.trace)
@@ -642,36 +677,31 @@ class SystemRun:
         owner = self.ops[op]
         outcome = _invoke(getattr(self.instance, op), owner.args(inp))
         self.trace.append(f"s.{owner.call_text(inp)} -> {outcome}")
-        failures, result = judge(owner, inp, outcome)
+        failures, _ = judge(owner, inp, outcome)
         if self.focus in failures:
             raise AssertionError(failures[self.focus] + "\n  calls:    "
                                  + "\n            ".join(self.trace))
+        value = _conforming(outcome, owner)
+        before = list(self.calls)
+        self.calls.append((op, dict(inp), value))
         if not isinstance(outcome, Returned):
             return None
         for i, c in enumerate(self.counts):
             if c.op != op:
                 continue
-            try:
-                result = _conform(outcome.value, owner.returns)
-            except WrongType:
-                result = None
             key = inp[c.per] if c.per else None
             self.keys[i].add(key)
-            try:
-                hit = True if c.where is None else c.where(*owner.values(inp), result)
-            except Undefined:
-                hit = None
+            hit = _count_hit(c, owner, inp, outcome)
             if hit is None and c.invariant == self.focus:
                 self._fail(c.header, "the count predicate is undefined for this call", c.text)
             if hit:
+                if c.invariant == self.focus:
+                    WITNESSES.setdefault((c.invariant, i), (before, op, dict(inp)))
                 self.tally[i][key] = self.tally[i].get(key, 0) + 1
                 n = self.tally[i][key]
                 if c.upper and not c.holds(n) and c.invariant == self.focus:
                     self._fail(c.header, f"the count reached {n}", c.text)
-        try:
-            return _conform(outcome.value, owner.returns)
-        except WrongType:
-            return None
+        return value
 
     def finish(self) -> None:
         for i, c in enumerate(self.counts):

@@ -3,7 +3,8 @@
 The written module must run with pytest and Hypothesis only (``derivative`` is made
 unimportable while it runs), name one test per obligation by its id, carry the
 solver-chosen inputs as ``@example``s, pass a correct implementation and fail a wrong
-one.  The plugin must name its items by obligation id and fail exactly the broken ones.
+one, a racy one included (it carries the interleaving explorer).  The plugin must name
+its items by obligation id and fail exactly the broken ones.
 """
 
 from __future__ import annotations
@@ -18,7 +19,15 @@ from pathlib import Path
 import pytest
 
 from derivative.api import load
-from derivative.forge.codegen._embed import RUNTIME_FILE, runtime_source, strip_annotations
+from derivative.forge.codegen._embed import (
+    CONCURRENT_FILE,
+    RUNTIME_FILE,
+    carried_names,
+    concurrent_source,
+    explorer_source,
+    runtime_source,
+    strip_annotations,
+)
 from derivative.forge.codegen._generate import generate_module, relative_target
 from derivative.forge.codegen._generate import test_name as name_of_test
 from derivative.forge.codegen._python import pyname
@@ -26,10 +35,10 @@ from derivative.forge.codegen._python import pyname
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus"
 PASSWORD = ROOT / "examples" / "password_policy.req"
-ALLOWED_IMPORTS = {
-    "__future__", "builtins", "datetime", "decimal", "enum", "importlib", "math", "os", "pathlib",
-    "re", "sys", "fractions", "hypothesis",
-}  # fmt: skip
+CANDIDATES = ROOT / "examples" / "candidates"
+EXPLORER = ROOT / "forge" / "inside" / "_explore.py"
+ALLOWED_IMPORTS = set(sys.stdlib_module_names) | {"hypothesis"}
+"""The standard library (the carried explorer uses threads, dis, heapq, ...) and Hypothesis."""
 
 GOOD = '''
 import enum, itertools, threading
@@ -141,9 +150,53 @@ def test_the_module_passes_a_correct_and_fails_a_wrong_implementation(
     assert "is_strong(password=" in bad.stdout and "required:" in bad.stdout
 
 
+def test_the_header_says_the_module_carries_the_explorer(password_module: str) -> None:
+    header = ast.get_docstring(ast.parse(password_module)) or ""
+    assert "hammered under concurrency" in header
+    assert "carried below: this module does not import derivative" in header
+    assert "\n".join(explorer_source().splitlines()[:3]) in password_module
+    assert "    hammer('TokenStore', TOKENSTORE_OPS, TOKENSTORE_COUNTS, 'single_use', " \
+        "TOKENSTORE_FROM)" in password_module
+    assert "TOKENSTORE_FROM = {'issue': {}, 'reset': {'token': 'issue'}, " \
+        "'forget': {'token': 'issue'}}" in password_module
+
+
+def test_a_module_without_count_bounds_carries_no_explorer() -> None:
+    module = generate_module(load([CORPUS / "wrong_exception_type" / "spec.req"]).types,
+                             "impl.py", examples=15, steps=8)
+    assert "interleaving explorer" not in module and "def hammer(" not in module
+    assert "hammered under concurrency" not in module
+
+
+@pytest.mark.slow
+def test_the_module_fails_a_racy_store_under_interleavings_and_passes_a_locked_one(
+    tmp_path: Path, password_module: str
+) -> None:
+    """The check-then-set race of password_policy_racy.py: sequential calls never see it;
+    the written module explores the interleavings of two resets of one token."""
+    racy = (CANDIDATES / "password_policy_racy.py").read_text(encoding="utf-8")
+    _write_project(tmp_path, password_module, racy)
+    bad = _pytest(tmp_path, "-p", "no:derivative")
+    assert bad.returncode == 1, bad.stdout[-3000:]
+    failed = [line for line in bad.stdout.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == 1, bad.stdout[-3000:]
+    assert failed[0].startswith("FAILED test_generated.py::test_single_use - AssertionError")
+    assert 'single_use "one reset per token" (' in bad.stdout
+    assert "failed under concurrency" in bad.stdout
+    assert "thread 1: s.reset(token=r1, password=" in bad.stdout
+    assert "got:      the count reached 2" in bad.stdout
+    assert "preempts thread 1 before POP_JUMP_FORWARD_IF_FALSE at impl.py:46" in bad.stdout
+    assert "9 passed" in bad.stdout
+    good = _pytest(tmp_path, "-p", "no:derivative",
+                   env={"DERIVATIVE_TARGET": str(CANDIDATES / "password_policy.py")})
+    assert good.returncode == 0, good.stdout[-3000:]
+    assert "10 passed" in good.stdout
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", ["wrong_exception_type", "enum_as_strings",
-                                  "bank_withdraw_limit", "lookalike_builtin_exception"])
+                                  "bank_withdraw_limit", "lookalike_builtin_exception",
+                                  "token_store_race"])
 def test_written_modules_catch_corpus_bugs(tmp_path: Path, case: str) -> None:
     folder = CORPUS / case
     module = generate_module(load([folder / "spec.req"]).types, "impl.py", examples=15, steps=8)
@@ -156,6 +209,9 @@ def test_written_modules_catch_corpus_bugs(tmp_path: Path, case: str) -> None:
 def test_names() -> None:
     assert pyname("class") == "class_" and pyname("len") == "len_" and pyname("x") == "x"
     assert pyname("_x") == "_x_"
+    # The top-level names of the carried code: a constant must not replace one of them.
+    assert pyname("time") == "time_" and pyname("judge") == "judge_"
+    assert pyname("runs") == "runs_" and pyname("hammer") == "hammer_"
     assert name_of_test("parse_minutes.raises.ValueError") == (
         "test_parse_minutes__raises__ValueError"
     )
@@ -198,6 +254,34 @@ def test_the_carried_runtime_is_the_runtime_module_without_annotations() -> None
         "    def g(y):\n        return y\n"
         "    return None\n"
     )
+
+
+def test_the_carried_hammer_and_explorer_are_the_modules_as_written() -> None:
+    text = CONCURRENT_FILE.read_text(encoding="utf-8")
+    _, marker, body = text.partition("RUNTIME STARTS\n")
+    assert marker
+    expected = _Unannotate().visit(ast.parse(body))
+    assert ast.dump(ast.parse(concurrent_source())) == ast.dump(expected)
+    explorer = EXPLORER.read_text(encoding="utf-8")
+    assert explorer_source() == explorer.replace("from __future__ import annotations\n", "", 1) \
+        .removeprefix("# derivative: stdlib-only\n").strip("\n")
+
+
+def test_no_carried_name_is_defined_twice() -> None:
+    """The runtime, the hammer and the explorer share one module namespace."""
+    seen: dict[str, str] = {}
+    for label, source in (("runtime", runtime_source()), ("hammer", concurrent_source()),
+                          ("explorer", explorer_source())):
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                names = [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            else:
+                continue
+            for name in names:
+                assert seen.setdefault(name, label) == label, (name, seen[name], label)
+    assert {"hammer", "runs", "SystemRun", "WITNESSES"} <= carried_names()
 
 
 # --------------------------------------------------------------------------- the plugin
