@@ -378,12 +378,17 @@ def _check_farkas(cert: Certificate, reading: Reading, out: StaticCheck) -> None
 # --------------------------------------------------------------------------- against the spec
 
 
-def _spec_checks(cert: Certificate, reading: Reading, spec_paths: Sequence[str]) -> list[str]:
+def _load_spec(spec_paths: Sequence[str]) -> tuple[Contract, Any]:
+    """The spec and its type information: bad input (exit 2) whatever the certificate is."""
     from derivative._typecheck import check
     from derivative.grammar import load
 
     contract = load(spec_paths)
-    info = check(contract)
+    return contract, check(contract)
+
+
+def _spec_checks(cert: Certificate, reading: Reading, spec: tuple[Contract, Any]) -> list[str]:
+    contract, info = spec
     reasons: list[str] = []
     identity = contract_identity(contract)
     if identity != cert.spec.sha256:
@@ -559,6 +564,7 @@ def verify(
     the usual ``DerivativeError``; everything wrong with the certificate is a reason.
     A solver killed by the wall-clock safety net raises ``OperationalTimeout``.
     """
+    spec = _load_spec(spec_paths) if spec_paths else None
     if not isinstance(cert_json, dict):
         return VerifyResult(False, ["a certificate is a JSON object"])
     if cert_json.get("format") != CERTIFICATE_FORMAT:
@@ -592,8 +598,8 @@ def verify(
     notes = list(static.notes)
     if static.farkas_checked:
         notes.append("farkas: the weighted rows add up to 0 <= c with c < 0 (exact arithmetic)")
-    if spec_paths and static.reading is not None:
-        reasons.extend(_spec_checks(cert, static.reading, spec_paths))
+    if spec is not None and static.reading is not None:
+        reasons.extend(_spec_checks(cert, static.reading, spec))
     runs: list[SolverRun] = []
     if solvers:
         runs = run_solvers(cert.smtlib, solvers, timeout=timeout)

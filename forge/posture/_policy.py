@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from derivative._canon import sha256_json
 from derivative._errors import UsageError
+from derivative._files import MAX_POLICY_BYTES, read_regular_file
 
 POLICY_FORMAT = "derivative.posture-policy/v1"
 POLICY_DIR = Path(__file__).resolve().parent / "policies"
@@ -210,13 +211,12 @@ def _looks_like_path(text: str) -> bool:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        raise UsageError(f"no such policy file: {path}")
+    raw = read_regular_file(path, limit=MAX_POLICY_BYTES, what="policy")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"no such policy file: {path}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a directory, not a policy file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise UsageError(f"cannot read policy file {path}: {exc}") from None
     try:
         data = json.loads(text)
