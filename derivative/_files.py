@@ -12,6 +12,13 @@ path swapped between the two calls is still caught.  The descriptor is opened wi
 ``O_NONBLOCK``, so swapping in a FIFO cannot make ``open`` wait, and the read stops one
 byte past the limit, so a file that grows while it is read cannot exhaust the memory.
 
+Files the tool writes for people to keep and share (a certificate, a generated test
+module) go through ``write_atomically``: a temporary file in the same folder, then a
+rename, so that a reader never sees half a file.  ``tempfile.mkstemp`` makes the
+temporary file ``0600`` whatever the umask, which would leave a certificate that
+"anyone can re-check" readable by its writer alone; the file is given the mode a plain
+``open(path, "w")`` would have given it, ``0666`` less the umask.
+
 What is refused is a ``FileRefused`` (a ``UsageError``, exit 2) whose ``reason`` says
 why in a few words, so that a caller can put it at a better place (the loader points at
 the ``use`` line that named the file).  The limits are documented in docs/cli.md
@@ -20,8 +27,11 @@ the ``use`` line that named the file).  The limits are documented in docs/cli.md
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import tempfile
+from pathlib import Path
 from typing import Final
 
 from ._errors import UsageError
@@ -31,8 +41,10 @@ __all__ = [
     "MAX_POLICY_BYTES",
     "MAX_SPEC_BYTES",
     "FileRefused",
+    "file_mode",
     "read_regular_file",
     "size_text",
+    "write_atomically",
 ]
 
 MAX_SPEC_BYTES: Final = 16 * 1024 * 1024
@@ -129,3 +141,48 @@ def read_regular_file(path: str | os.PathLike[str], *, limit: int, what: str) ->
     if total > limit:
         raise FileRefused(shown, f"is larger than the {size_text(limit)} a {what} file may be")
     return b"".join(chunks)
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where the system says it
+    (``/proc/self/status``), else by setting it and putting it back at once."""
+    with (
+        contextlib.suppress(OSError, ValueError),
+        open("/proc/self/status", encoding="ascii", errors="replace") as status,
+    ):
+        for line in status:
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """The mode of a new file, as ``open(path, "w")`` makes it: ``0666`` less the umask."""
+    return 0o666 & ~_umask()
+
+
+def write_atomically(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
+
+    The file gets ``file_mode()`` (mkstemp's ``0600`` is for secrets, and these files are
+    not).  ``UsageError`` when the folder does not exist.
+    """
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {os.fspath(path)}: no such folder {folder}")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            os.fchmod(handle.fileno(), file_mode())
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return target
