@@ -1,6 +1,6 @@
 """Requirement sets: reading files, resolving ``use``, merging, identifiers.
 
-A requirement set is one or more files forming one namespace (docs/language.md §11).
+A requirement set is one or more files forming one namespace (docs/language.md §3).
 Files are visited depth first in the order given (each file before the files it
 ``use``s); a file reached twice is included once, a ``use`` cycle is an error
 naming the cycle.  The set takes its name, version and description from the first
