@@ -658,6 +658,37 @@ def _witness_checks(contract: Contract, reading: Reading, subject: str, info: An
 # --------------------------------------------------------------------------- verify
 
 
+def _read(cert_json: object) -> tuple[Certificate | None, list[str]]:
+    """Steps 0 and 1: the certificate model and the reasons found so far (None: the
+    document is not one, and the reasons say why)."""
+    if not isinstance(cert_json, dict):
+        return None, ["a certificate is a JSON object"]
+    problems = json_problems(cert_json)
+    if problems:
+        return None, [f"not a certificate's JSON: {p}" for p in problems]
+    if cert_json.get("format") != CERTIFICATE_FORMAT:
+        return None, [
+            f"not a {CERTIFICATE_FORMAT} document (format: {cert_json.get('format')!r})"
+        ]
+    reasons: list[str] = []
+    try:
+        digest = payload_sha256(cert_json)
+        if digest != cert_json.get("sha256"):
+            reasons.append(
+                "sha256 is not the hash of the certificate's content: it was edited after "
+                "it was written"
+            )
+    except (TypeError, ValueError) as err:
+        reasons.append(f"the certificate cannot be hashed canonically: {err}")
+    try:
+        return Certificate.model_validate(cert_json), reasons
+    except ValidationError as err:
+        for e in err.errors()[:20]:
+            where = ".".join(str(p) for p in e["loc"])
+            reasons.append(f"{where}: {e['msg']}")
+        return None, reasons
+
+
 def verify(
     cert_json: object,
     spec_paths: Sequence[str] | None = None,
@@ -673,31 +704,8 @@ def verify(
     A solver killed by the wall-clock safety net raises ``OperationalTimeout``.
     """
     spec = _load_spec(spec_paths) if spec_paths else None
-    if not isinstance(cert_json, dict):
-        return VerifyResult(False, ["a certificate is a JSON object"])
-    problems = json_problems(cert_json)
-    if problems:
-        return VerifyResult(False, [f"not a certificate's JSON: {p}" for p in problems])
-    if cert_json.get("format") != CERTIFICATE_FORMAT:
-        return VerifyResult(
-            False, [f"not a {CERTIFICATE_FORMAT} document (format: {cert_json.get('format')!r})"]
-        )
-    reasons: list[str] = []
-    try:
-        digest = payload_sha256(cert_json)
-        if digest != cert_json.get("sha256"):
-            reasons.append(
-                "sha256 is not the hash of the certificate's content: it was edited after "
-                "it was written"
-            )
-    except (TypeError, ValueError) as err:
-        reasons.append(f"the certificate cannot be hashed canonically: {err}")
-    try:
-        cert = Certificate.model_validate(cert_json)
-    except ValidationError as err:
-        for e in err.errors()[:20]:
-            where = ".".join(str(p) for p in e["loc"])
-            reasons.append(f"{where}: {e['msg']}")
+    cert, reasons = _read(cert_json)
+    if cert is None:
         return VerifyResult(False, reasons)
     static = static_checks(cert)
     reasons.extend(static.reasons)
