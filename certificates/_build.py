@@ -46,9 +46,9 @@ from derivative._types import TEnum, TList, Ty
 from derivative._values import Value
 from derivative._walk import free_names, walk
 
-from ._explain import explain
+from ._explain import explain_core, farkas_weights
 from ._farkas import Row, combine, derive_rows, find_multipliers
-from ._formula import core_formula, raises_example_condition
+from ._formula import core_formula
 from ._jsonvalue import ValueError_, encode
 from ._model import (
     KINDS,
@@ -192,26 +192,6 @@ def _model_json(
     return out
 
 
-def _show_witness(witness: Mapping[str, Value], types: Mapping[str, Ty]) -> str:
-    from ._jsonvalue import literal
-
-    parts = []
-    for name in types:
-        if name in witness:
-            parts.append(f"{name} = {to_source(literal(witness[name], types[name]))}")
-    return ", ".join(parts)
-
-
-def _shown(o: Obligation, asserted: str, contract: Contract, info: Any) -> str:
-    """How the explanation shows a member: a raises example says what it needs."""
-    if o.kind == "example" and o.exception is not None:
-        condition = to_source(raises_example_condition(o, contract, info.exceptions))
-        if condition == "false":
-            return f"{to_source(o.expr)} raises {o.exception}, but no raises clause allows it"
-        return f"{to_source(o.expr)} raises {o.exception}, which needs {condition}"
-    return asserted
-
-
 def _tool_version() -> str:
     """derivative's version, read from the already-loaded package (no import of the
     top layer from here: the layer rules forbid it)."""
@@ -277,20 +257,17 @@ def build_certificate(
     )
     minimality_entries = _minimality(ids, minimality, reading, types)
     farkas, farkas_summary, farkas_bound = _farkas(ids, reading)
-    variables = sorted({n for f in reading.exprs for n in free_names(f) if n in reading.variables})
-    explanation = explain(
+    explanation = explain_core(
         kind,
-        [
-            (o.id, o.text, _shown(o, e.expr, contract, info))
-            for o, e in zip(core, entries, strict=True)
-        ],
-        subject=subject,
-        variables=variables,
-        witness=None if witness_input is None else _show_witness(witness_input, types),
-        example_ids=[o.id for o in core if o.kind == "example"],
+        reading,
+        [o.text for o in core],
+        raises={o.id: o.exception for o in core if o.kind == "example" and o.exception},
+        examples=[o.id for o in core if o.kind == "example"],
         farkas=farkas_summary,
         farkas_bound=farkas_bound,
     )
+    if explanation is None:
+        raise CertificateError("a raises example of the core does not read back as one")
     fields: dict[str, Any] = {
         "kind": kind,
         "spec": SpecIdentity(
@@ -419,11 +396,7 @@ def _farkas(ids: Sequence[str], reading: Any) -> tuple[
         )
         for (i, row), y in zip(flat, multipliers, strict=True)
     ]
-    weights: dict[str, Fraction] = {}
-    for (i, _), y in zip(flat, multipliers, strict=True):
-        if y:
-            weights[i] = weights.get(i, Fraction(0)) + y
-    summary = [(i, weights[i]) for i in ids if i in weights]
+    summary = farkas_weights([i for i, _ in flat], multipliers, ids)
     return farkas, summary, combine([r for _, r in flat], multipliers).bound
 
 

@@ -32,6 +32,7 @@ from derivative._ast import (
 )
 from derivative._errors import DerivativeError
 from derivative._numbers import parse_real, real_json, real_text
+from derivative._strictjson import MAX_INT_DIGITS
 from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
 from derivative._values import EnumValue, Value
 
@@ -55,6 +56,12 @@ def parse_fraction(text: object) -> Fraction:
     exact decimal string; no floats, no exponents)."""
     if not isinstance(text, str):
         raise ValueError_(f"{text!r} is not an exact rational string")
+    digits = max(sum(c.isdigit() for c in part) for part in text.split("/"))
+    if digits > MAX_INT_DIGITS:
+        # Fraction() would raise past Python's digit limit, in Python's own words
+        raise ValueError_(
+            f"a number of {digits} digits ({text[:20]}...; at most {MAX_INT_DIGITS} are read)"
+        )
     try:
         return parse_real(text)
     except ValueError as exc:

@@ -11,16 +11,15 @@ the document (a model value, a row, the script, a date) changes it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from derivative._canon import sha256_json
+from derivative._files import write_atomically
 from derivative._numbers import REAL_PATTERN
 
 __all__ = [
@@ -69,7 +68,7 @@ _RATIONAL = REAL_PATTERN  # exact decimals or "p/q" (derivative._numbers)
 
 
 class _Doc(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
 
 class SpecIdentity(_Doc):
@@ -208,21 +207,9 @@ class Certificate(_Doc):
         return json.dumps(self.to_json(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
 
     def write(self, path: str | os.PathLike[str]) -> Path:
-        """Write atomically: a temporary file in the same folder, then a rename."""
-        target = Path(path)
-        folder = target.parent if str(target.parent) else Path(".")
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(self.dumps())
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        return target
+        """Write atomically: a temporary file in the same folder, then a rename; the file
+        is readable as the umask allows (``derivative._files.write_atomically``)."""
+        return write_atomically(path, self.dumps())
 
 
 SCHEMA_PATH: Final = Path(__file__).resolve().parent / "schema" / "certificate.schema.json"

@@ -54,7 +54,7 @@ from ._smtlib import CoreScope
 if TYPE_CHECKING:
     from derivative._typecheck import TypeInfo
 
-__all__ = ["READER_FILE", "Reading", "ReadingError", "read_core", "type_text"]
+__all__ = ["MAX_EXPR_DEPTH", "READER_FILE", "Reading", "ReadingError", "read_core", "type_text"]
 
 READER_FILE: Final = "<certificate>"
 _IDENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*", re.ASCII)
@@ -292,6 +292,7 @@ def read_core(
         raise ReadingError(reasons)
     try:
         contract = parse_text(text, READER_FILE)
+        _check_depth(contract, line_of)
         info = check(contract)
     except (SpecError, SpecErrors) as err:
         raise ReadingError(_spec_errors(err, line_of)) from None
@@ -313,6 +314,40 @@ def read_core(
     if reasons:
         raise ReadingError(reasons)
     return reading
+
+
+MAX_EXPR_DEPTH: Final = 256
+"""The deepest core expression read (nodes from the root to a leaf).  The parser reads
+any depth without recursion, but the type checker, printer, encoder and evaluator walk
+expressions recursively: 100,000 nested ``not`` would end in ``RecursionError``.  No
+spec the solver can check comes near (its own JSON report stops near 250 levels)."""
+
+
+def _depth(expr: Expr) -> int:
+    """The depth of ``expr``, without recursion."""
+    from derivative._walk import children
+
+    deepest = 0
+    stack = [(expr, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth <= MAX_EXPR_DEPTH:
+            stack.extend((child, depth + 1) for child in children(node))
+    return deepest
+
+
+def _check_depth(contract: Contract, line_of: Mapping[int, str]) -> None:
+    """Refuse a core expression nested deeper than ``MAX_EXPR_DEPTH`` before anything
+    walks it recursively."""
+    reasons = [
+        f"core member {line_of.get(o.line, '?')}: nested deeper than the {MAX_EXPR_DEPTH} "
+        "levels a core expression may have"
+        for o in contract.obligations
+        if _depth(o.expr) > MAX_EXPR_DEPTH
+    ]
+    if reasons:
+        raise ReadingError(reasons)
 
 
 def _check_shape(declarations: Sequence[Declaration], members: Sequence[tuple[str, str]]) -> None:

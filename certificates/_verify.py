@@ -3,10 +3,16 @@
 It trusts nothing in the certificate and imports nothing from the solver package
 (docs/architecture.md): everything is re-derived from the certificate's own text with
 the language's parser, type checker and evaluator, this package's SMT-LIB printer,
-exact fractions, and z3 and cvc5 in fresh processes.  In order:
+exact fractions, and z3 and cvc5 in fresh processes.  A spec given with it is loaded
+first, so a spec that cannot be read is bad input whatever the certificate is.  In order:
 
+0. the JSON is one a strict reader accepts (``derivative._strictjson``: the file's text
+   is read with it; a parsed document is held to the same nesting and number limits),
+   and it validates against the model in strict mode (``"version": "2"`` is a string,
+   not the integer 2);
 1. the document is a ``derivative.certificate/v1`` and its ``sha256`` is the hash of
-   every other field (any edit anywhere shows here);
+   every other field (any edit anywhere shows here, but anyone can recompute it, so
+   nothing below takes a field on trust because the hash matches);
 2. its declarations and core expressions parse and type-check (``_reading``); every
    call of the function in an example is at the witness input, and a
    ``contradicting_example`` core has a member that pins the witness (its example:
@@ -17,13 +23,18 @@ exact fractions, and z3 and cvc5 in fresh processes.  In order:
    evaluation, no solver; an example's call has a value only at its own input), one
    model per member;
 5. the ``farkas`` rows are the rows of the core expressions and the multipliers add
-   them up to ``0 <= c < 0`` (exact fractions);
+   them up to ``0 <= c < 0`` (exact fractions); the ``explanation`` is the one the core
+   gives (``_explain.explain_core``: every member with its text and expression, the
+   witness, the combination of the rows); only a raises example's exception name is not
+   in the certificate, so without the spec any name stands there, and with it the spec's;
 6. z3 and cvc5, each in a fresh process under its deterministic resource limit, say
    ``unsat`` for the script; ``sat`` from either rejects (so does a recorded ``sat``
    in ``checks``); a solver that is not installed, refuses the script or gives up
    (its resource limit included) is reported in ``notes``, never skipped in silence.
    A solver killed by the wall-clock safety net gave no answer: the verdict would
-   depend on the machine's speed, so ``OperationalTimeout`` is raised instead of one;
+   depend on the machine's speed, so ``OperationalTimeout`` is raised instead of one.
+   The solvers run exactly as the builder ran them, so the recorded ``checks`` and the
+   ``proof`` are re-derived, never trusted (``_records``);
 7. with ``spec_paths``: the spec's identity, name and version are the certificate's,
    every core member is an obligation of the spec asserting the same expression (a
    ``X.range`` member: the declared range of ``X``), the declarations agree with
@@ -32,16 +43,19 @@ exact fractions, and z3 and cvc5 in fresh processes.  In order:
 
 A certificate is valid when nothing above gives a reason to reject it and its
 unsatisfiability is established: by a passing Farkas check (no solver needed) or by
-at least one solver's ``unsat``, with no solver finding it satisfiable.
+at least one solver's ``unsat`` here, with no solver finding it satisfiable.  What the
+certificate records (``checks``, ``proof``) never counts.
 """
 
 from __future__ import annotations
 
 import difflib
+import itertools
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 from pydantic import ValidationError
 
@@ -50,11 +64,13 @@ from derivative._canon import contract_identity, expr_json
 from derivative._errors import DerivativeError, OperationalTimeout
 from derivative._eval import EvaluationError, Evaluator
 from derivative._printer import to_source
+from derivative._strictjson import problems as json_problems
 from derivative._types import Ty
 from derivative._values import UNDEFINED, Value
 from derivative._walk import free_names, walk
 
-from ._farkas import LinearContext, Row, check_combination, derive_rows
+from ._explain import explain_core, farkas_weights, raises_example_parts
+from ._farkas import LinearContext, Row, check_combination, combine, derive_rows
 from ._formula import RANGE_SUFFIX, core_formula, example_pins, range_obligation
 from ._jsonvalue import ValueError_, decode, parse_fraction
 from ._model import (
@@ -67,6 +83,7 @@ from ._model import (
     payload_sha256,
 )
 from ._reading import Reading, ReadingError, read_core, type_text
+from ._records import check_records
 from ._smtlib import EncodingError, encode_script
 from ._solvers import (
     DEFAULT_TIMEOUT,
@@ -88,6 +105,10 @@ class VerifyResult:
     checks: list[SolverRun] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     farkas_checked: bool = False
+    proof: str = "absent"
+    """The certificate's proof: ``absent``, ``unchecked``, or ``reproduced`` (cvc5 of the
+    recorded version gives the very same proof here).  No proof checker reads it, so it
+    never counts toward validity (``_records``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -98,6 +119,7 @@ class VerifyResult:
                 for c in self.checks
             ],
             "farkas_checked": self.farkas_checked,
+            "proof": self.proof,
             "notes": list(self.notes),
         }
 
@@ -110,6 +132,9 @@ class StaticCheck:
     notes: list[str] = field(default_factory=list)
     reading: Reading | None = None
     farkas_checked: bool = False
+    farkas_summary: list[tuple[str, Fraction]] | None = None
+    """Each member's total multiplier, once the Farkas check passed (for the explanation)."""
+    farkas_bound: Fraction | None = None
 
 
 # --------------------------------------------------------------------------- helpers
@@ -204,7 +229,69 @@ def static_checks(cert: Certificate) -> StaticCheck:
     _check_script(cert, reading, out)
     _check_minimality(cert, reading, out)
     _check_farkas(cert, reading, out)
+    _check_explanation(cert, reading, out)
     return out
+
+
+_PLACEHOLDER: Final = "\x00"
+"""Stands for a raises example's exception name, which only the spec knows."""
+
+MAX_RAISES_CANDIDATES: Final = 10
+"""How many members may be read either way (raises example or not) without ``--spec``."""
+
+
+def _explanation(cert: Certificate, reading: Reading, out: StaticCheck,
+                 raises: Mapping[str, str], examples: Sequence[str]) -> str | None:
+    return explain_core(
+        cert.kind, reading, [c.text for c in cert.core], raises=raises, examples=examples,
+        farkas=out.farkas_summary, farkas_bound=out.farkas_bound,
+    )
+
+
+def _says(expected: str, explanation: str) -> bool:
+    """Whether ``explanation`` is ``expected``, a name standing for each placeholder."""
+    pattern = r"[A-Za-z_][A-Za-z0-9_]*".join(re.escape(p) for p in expected.split(_PLACEHOLDER))
+    return re.fullmatch(pattern, explanation) is not None
+
+
+def _check_explanation(cert: Certificate, reading: Reading, out: StaticCheck) -> None:
+    """The explanation must be the one the core gives (``_explain.explain_core``).
+
+    Without the spec, which members are raises examples and of which exception is not
+    in the certificate: a member whose expression has a raises example's shape
+    (``p1 == a1 and ... and C``) may be one, with any exception name.  So every such
+    reading is tried; with ``--spec`` the spec decides (``_spec_checks``).
+    """
+    if cert.farkas is not None and not out.farkas_checked:
+        return  # the rows are a reason already, and the explanation's sum depends on them
+    call_name = reading.call_name
+    params = list(reading.variables)
+    calls = [i for i, e in zip(reading.ids, reading.exprs, strict=True)
+             if _example_calls(e, call_name)]
+    candidates: list[str] = []
+    if cert.kind == "contradicting_example" and call_name is not None:
+        candidates = [i for i, e in zip(reading.ids, reading.exprs, strict=True)
+                      if i not in calls and raises_example_parts(e, params, call_name)]
+    if len(candidates) > MAX_RAISES_CANDIDATES:
+        out.reasons.append(
+            f"the explanation cannot be checked without the spec: {len(candidates)} members "
+            "may be raises examples (give --spec)"
+        )
+        return
+    first: str | None = None
+    for size in range(len(candidates) + 1):
+        for chosen in itertools.combinations(candidates, size):
+            expected = _explanation(cert, reading, out, dict.fromkeys(chosen, _PLACEHOLDER),
+                                    [*calls, *chosen])
+            if expected is None:
+                continue
+            if _says(expected, cert.explanation):
+                return
+            first = first or expected
+    out.reasons.append(
+        "the explanation does not say what the core says: expected "
+        f"{(first or '').replace(_PLACEHOLDER, 'E')!r}"
+    )
 
 
 def _args_are_witness(reading: Reading, args: Sequence[Expr]) -> list[tuple[str, Expr]]:
@@ -373,17 +460,41 @@ def _check_farkas(cert: Certificate, reading: Reading, out: StaticCheck) -> None
         out.reasons.append(f"farkas: {problem}")
         return
     out.farkas_checked = True
+    out.farkas_summary = farkas_weights([i for i, _ in expected], multipliers, reading.ids)
+    out.farkas_bound = combine(rows, multipliers).bound
 
 
 # --------------------------------------------------------------------------- against the spec
 
 
-def _spec_checks(cert: Certificate, reading: Reading, spec_paths: Sequence[str]) -> list[str]:
+def _load_spec(spec_paths: Sequence[str]) -> tuple[Contract, Any]:
+    """The spec and its type information: bad input (exit 2) whatever the certificate is."""
     from derivative._typecheck import check
     from derivative.grammar import load
 
     contract = load(spec_paths)
-    info = check(contract)
+    return contract, check(contract)
+
+
+def _spec_explanation(cert: Certificate, reading: Reading, static: StaticCheck,
+                      by_id: Mapping[str, Obligation]) -> list[str]:
+    """With the spec, the explanation is exact: the spec says which members are examples
+    and which exception each raises example names."""
+    if cert.farkas is not None and not static.farkas_checked:
+        return []
+    members = [by_id[i] for i in reading.ids if i in by_id]
+    raises = {o.id: o.exception for o in members if o.kind == "example" and o.exception}
+    examples = [o.id for o in members if o.kind == "example"]
+    expected = _explanation(cert, reading, static, raises, examples)
+    if expected is None or expected == cert.explanation:
+        return []
+    return [f"the explanation is not the one the spec's core gives: expected {expected!r}"]
+
+
+def _spec_checks(cert: Certificate, static: StaticCheck, spec: tuple[Contract, Any]) -> list[str]:
+    contract, info = spec
+    reading = static.reading
+    assert reading is not None
     reasons: list[str] = []
     identity = contract_identity(contract)
     if identity != cert.spec.sha256:
@@ -415,6 +526,7 @@ def _spec_checks(cert: Certificate, reading: Reading, spec_paths: Sequence[str])
                 f"but the spec's {ident} means {to_source(expected)}"
             )
     reasons.extend(_declaration_checks(cert, info))
+    reasons.extend(_spec_explanation(cert, reading, static, by_id))
     if cert.kind == "contradicting_example":
         reasons.extend(_example_checks(reading, [by_id[i] for i in reading.ids if i in by_id]))
     if cert.kind == "unrealizable" and reading.witness is not None and subject is not None:
@@ -546,25 +658,18 @@ def _witness_checks(contract: Contract, reading: Reading, subject: str, info: An
 # --------------------------------------------------------------------------- verify
 
 
-def verify(
-    cert_json: object,
-    spec_paths: Sequence[str] | None = None,
-    *,
-    solvers: Sequence[str] = SOLVERS,
-    timeout: float = DEFAULT_TIMEOUT,
-) -> VerifyResult:
-    """Check a certificate (parsed JSON) independently; see the module docstring.
-
-    Bad input other than the certificate itself (a missing or broken spec file) raises
-    the usual ``DerivativeError``; everything wrong with the certificate is a reason.
-    A solver killed by the wall-clock safety net raises ``OperationalTimeout``.
-    """
+def _read(cert_json: object) -> tuple[Certificate | None, list[str]]:
+    """Steps 0 and 1: the certificate model and the reasons found so far (None: the
+    document is not one, and the reasons say why)."""
     if not isinstance(cert_json, dict):
-        return VerifyResult(False, ["a certificate is a JSON object"])
+        return None, ["a certificate is a JSON object"]
+    problems = json_problems(cert_json)
+    if problems:
+        return None, [f"not a certificate's JSON: {p}" for p in problems]
     if cert_json.get("format") != CERTIFICATE_FORMAT:
-        return VerifyResult(
-            False, [f"not a {CERTIFICATE_FORMAT} document (format: {cert_json.get('format')!r})"]
-        )
+        return None, [
+            f"not a {CERTIFICATE_FORMAT} document (format: {cert_json.get('format')!r})"
+        ]
     reasons: list[str] = []
     try:
         digest = payload_sha256(cert_json)
@@ -576,27 +681,45 @@ def verify(
     except (TypeError, ValueError) as err:
         reasons.append(f"the certificate cannot be hashed canonically: {err}")
     try:
-        cert = Certificate.model_validate(cert_json)
+        return Certificate.model_validate(cert_json), reasons
     except ValidationError as err:
         for e in err.errors()[:20]:
             where = ".".join(str(p) for p in e["loc"])
             reasons.append(f"{where}: {e['msg']}")
+        return None, reasons
+
+
+def verify(
+    cert_json: object,
+    spec_paths: Sequence[str] | None = None,
+    *,
+    solvers: Sequence[str] = SOLVERS,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> VerifyResult:
+    """Check a certificate (parsed JSON) independently; see the module docstring.
+
+    Bad input other than the certificate itself (a missing or broken spec file) raises
+    the usual ``DerivativeError``, before the certificate is looked at; everything wrong
+    with the certificate is a reason.
+    A solver killed by the wall-clock safety net raises ``OperationalTimeout``.
+    """
+    spec = _load_spec(spec_paths) if spec_paths else None
+    cert, reasons = _read(cert_json)
+    if cert is None:
         return VerifyResult(False, reasons)
-    for recorded in cert.checks:
-        # The builder records every re-check as it came out (an unknown or a timeout
-        # too); only a model of the core contradicts the certificate.
-        if recorded.result == "sat":
-            reasons.append(f"the certificate records {recorded.solver} answering sat")
     static = static_checks(cert)
     reasons.extend(static.reasons)
     notes = list(static.notes)
     if static.farkas_checked:
         notes.append("farkas: the weighted rows add up to 0 <= c with c < 0 (exact arithmetic)")
-    if spec_paths and static.reading is not None:
-        reasons.extend(_spec_checks(cert, static.reading, spec_paths))
+    if spec is not None and static.reading is not None:
+        reasons.extend(_spec_checks(cert, static, spec))
     runs: list[SolverRun] = []
     if solvers:
-        runs = run_solvers(cert.smtlib, solvers, timeout=timeout)
+        # exactly as the builder runs them (cvc5 gives its proof), so that the recorded
+        # checks and proof can be re-derived
+        proof_from = "cvc5" if "cvc5" in solvers else None
+        runs = run_solvers(cert.smtlib, solvers, proof_from=proof_from, timeout=timeout)
     hung = timed_out(runs)
     if hung:
         raise OperationalTimeout(
@@ -614,6 +737,9 @@ def verify(
             notes.append(f"{run.solver} is not installed: the script was not re-checked with it")
         else:
             notes.append(f"{run.describe()}")
+    records = check_records(cert.checks, cert.proof, runs)
+    reasons.extend(records.reasons)
+    notes.extend(records.notes)
     if not (confirmed or static.farkas_checked):
         reasons.append(
             "no solver confirmed that the script is unsatisfiable and there is no valid "
@@ -625,6 +751,7 @@ def verify(
         checks=runs,
         notes=notes,
         farkas_checked=static.farkas_checked,
+        proof=records.proof,
     )
 
 

@@ -31,7 +31,7 @@ BUILTIN_FUNCTIONS: Final[dict[str, tuple[int, int | None, str]]] = {
     "occurrences": (2, 2, "occurrences(xs, v)"),
     "sorted": (1, 1, "sorted(xs)"),
 }
-"""Built-in functions of docs/language.md §7 (``all``/``any`` are generator forms, and
+"""Built-in functions of docs/language.md §7.5 (``all``/``any`` are generator forms, and
 ``date("...")`` is a literal, so neither is here)."""
 
 

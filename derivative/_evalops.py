@@ -63,7 +63,7 @@ from derivative._types import TStr as _TStr
 from derivative._values import UNDEFINED, EnumValue, _Undefined
 
 ABS_TOL: Final = 1e-12
-"""Absolute slack of float comparisons (docs/language.md §6); the relative one is configurable."""
+"""Absolute slack of float comparisons (docs/language.md §6.4); the relative one is configurable."""
 
 DEFAULT_REL_TOL: Final = 1e-9
 
@@ -180,7 +180,8 @@ def is_ordered(s: Sort) -> bool:
 
 
 class Comparer:
-    """Equality and order with the float slack of docs/language.md §6 (``rel_tol`` is per spec)."""
+    """Equality and order with the float slack of docs/language.md §6.4 (``rel_tol`` is
+    per spec)."""
 
     __slots__ = ("rel_tol",)
 

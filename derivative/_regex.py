@@ -1,4 +1,4 @@
-"""The regular-expression subset of the requirement language (docs/language.md §7).
+"""The regular-expression subset of the requirement language (docs/language.md §7.8).
 
 A spec's regex (``str matching "RE"``, ``matches(s, "RE")``) always means a *full*
 match, and it must mean the same thing to every reader: the Z3 encoding, the

@@ -34,7 +34,7 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     "derivative.check.v1.schema.json": ("derivative.solver", "CheckDocument"),
     "derivative.certificate.v1.schema.json": ("derivative.certificates", "Certificate"),
     "derivative.posture.v1.schema.json": ("derivative.forge.posture", "PostureVerdict"),
-    "derivative.posture-policy.v1.schema.json": ("derivative.forge.posture", "Policy"),
+    "derivative.posture-policy.v1.schema.json": ("derivative.forge.posture", "PolicyFile"),
     "derivative.run.v1.schema.json": ("derivative.forge.run", "RunDocument"),
     "derivative.outcome.v1.schema.json": ("derivative.forge.build", "OutcomeDocument"),
 }

@@ -1,4 +1,4 @@
-"""The type checker: names, types, arities and shapes of a parsed contract (docs/language.md §11-8).
+"""The type checker: names, types, arities and shapes of a parsed contract (docs/language.md §5-8).
 
 ``check(contract)`` returns a ``TypeInfo`` (resolved enums, constants and their
 values, params, signatures, and ``scope``/``result_type``/``type_of`` for the

@@ -117,7 +117,7 @@ class CallChecks(ExprCheckerBase):
                 self.ctx.file,
                 line,
                 col,
-                "the supported subset is in docs/language.md §7",
+                "the supported subset is in docs/language.md §7.8",
             )
         return BOOL
 

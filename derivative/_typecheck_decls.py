@@ -211,7 +211,7 @@ class Declarations:
                         file,
                         line,
                         ecol,
-                        "the supported subset is in docs/language.md §7",
+                        "the supported subset is in docs/language.md §7.8",
                     )
                     return STR
             return TStr(ref.pattern)

@@ -23,7 +23,6 @@ apart.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -51,6 +50,9 @@ from derivative._ast import (
 from derivative._audit import audited
 from derivative._canon import contract_identity
 from derivative._errors import UsageError
+from derivative._files import MAX_CERTIFICATE_BYTES, read_regular_file
+from derivative._strictjson import JSONRefused
+from derivative._strictjson import loads as strict_json
 
 if TYPE_CHECKING:
     from derivative._typecheck import TypeInfo
@@ -363,26 +365,25 @@ class VerifyOptions:
 
 
 def read_certificate(path: SpecPath) -> object:
-    """The JSON of a certificate file; ``UsageError`` when it cannot be read or parsed."""
+    """The JSON of a certificate file; ``UsageError`` when it cannot be read or parsed.
+
+    Only a regular file of at most ``MAX_CERTIFICATE_BYTES`` is read (``derivative._files``),
+    and its JSON strictly (``derivative._strictjson``): a key twice in one object,
+    ``NaN``, an integer of thousands of digits or a nesting a hundred levels deep is
+    refused as bad input, like text that is not JSON.
+    """
     shown = os.fspath(path)
+    if not os.path.exists(path):
+        raise UsageError(f"{shown}: no such file")
+    data = read_regular_file(path, limit=MAX_CERTIFICATE_BYTES, what="certificate")
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        raise UsageError(f"{shown}: no such file") from None
-    except IsADirectoryError:
-        raise UsageError(f"{shown}: is a directory, not a certificate") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"{shown}: not UTF-8 text, so not a certificate") from None
-    except OSError as err:
-        raise UsageError(f"{shown}: cannot be read: {err.strerror}") from None
     try:
-        document: object = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise UsageError(
-            f"{shown}: not JSON (line {err.lineno}, column {err.colno}: {err.msg})"
-        ) from None
-    return document
+        return strict_json(text)
+    except JSONRefused as err:
+        raise UsageError(f"{shown}: {err}") from None
 
 
 def verify_certificate(

@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 from lark.lexer import Lexer, LexerState
 from lark.utils import TextSlice
 
-# Reserved words (docs/language.md §11) and `for` (generator expressions).
+# Reserved words (docs/language.md §12) and `for` (generator expressions).
 RESERVED: frozenset[str] = frozenset(
     (
         "spec", "version", "use", "enum", "exception", "const", "param", "requirement",

@@ -1,6 +1,6 @@
 """Requirement sets: reading files, resolving ``use``, merging, identifiers.
 
-A requirement set is one or more files forming one namespace (docs/language.md §11).
+A requirement set is one or more files forming one namespace (docs/language.md §3).
 Files are visited depth first in the order given (each file before the files it
 ``use``s); a file reached twice is included once, a ``use`` cycle is an error
 naming the cycle.  The set takes its name, version and description from the first
@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import linecache
 import os
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -33,6 +34,7 @@ from typing import Any
 from derivative._ast import Contract, Obligation, SourceFile
 from derivative._canon import content_digest
 from derivative._errors import SourcePos, SpecError, UsageError
+from derivative._files import MAX_SPEC_BYTES, FileRefused, read_regular_file
 from derivative._gcpause import collector_paused
 
 from ._parser import parse_source, pos_in, source_line
@@ -69,6 +71,54 @@ def _decode(data: bytes, file: str) -> str:
     return text
 
 
+SPEC_SUFFIX = ".req"
+"""The ending of every file ``use`` may name."""
+
+_HEADER = re.compile(r"spec +[A-Za-z_][A-Za-z0-9_]* +version +[0-9][0-9_]* *(#.*)?")
+_SKIPPED = re.compile(r"[ \t\f]*(#.*)?")
+_LINE_END = re.compile(r"\r\n|\n|\r")
+
+
+def begins_with_header(text: str) -> bool:
+    """Whether ``text`` is recognisably a spec: after blank and comment lines, its first
+    line is the header ``spec NAME version N``."""
+    for line in _LINE_END.split(text):
+        if _SKIPPED.fullmatch(line):
+            continue
+        return _HEADER.fullmatch(line) is not None
+    return False
+
+
+def _used_text(data: bytes, file: str, use: SourcePos) -> str:
+    """The text of a file reached by ``use``, refused unless it is recognisably a spec.
+
+    A ``use`` line can name any ``.req`` path on the machine, and an error inside the
+    file it names shows the file's text (the line and the unexpected token).  So a file
+    reached by ``use`` is quoted only once it is recognisably a spec: UTF-8 text whose
+    first line (after blank and comment lines) is ``spec NAME version N``.  Anything
+    else is refused at the ``use`` line, and the message quotes nothing of the file.
+    """
+    hint = ("a file reached by `use` is quoted in messages only once it is UTF-8 text "
+            "that begins with `spec NAME version N`; nothing of this one is shown")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if begins_with_header(data[: exc.start].decode("utf-8").removeprefix("\ufeff")):
+            _decode(data, file)  # a spec with a bad byte further on: say where
+        raise SpecError(
+            f"the used file {file!r} is not a spec file: it is not UTF-8 text", use, hint=hint
+        ) from None
+    text = text.removeprefix("\ufeff")
+    if not begins_with_header(text):
+        raise SpecError(
+            f"the used file {file!r} is not a spec file: its first line is not "
+            "`spec NAME version N`",
+            use,
+            hint=hint,
+        )
+    return text
+
+
 class _SetBuilder:
     """Collects the files of one requirement set, then assembles the Contract."""
 
@@ -101,20 +151,32 @@ class _SetBuilder:
                 )
         if key in self.seen:
             return
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError as exc:
-            reason = exc.strerror or type(exc).__name__
-            if via is None:
-                raise UsageError(f"cannot read spec file {path!r}: {reason}") from None
+        if via is not None and not path.endswith(SPEC_SUFFIX):
             src, use = via
             raise SpecError(
-                f"cannot read the used file {path!r}: {reason}",
+                f"`use` reads only spec files, and {use.path!r} does not end in {SPEC_SUFFIX}",
                 self._pos(src, use.line, use.column),
-                hint="`use` paths are relative to the file that contains the `use` line",
+                hint="a file reached by `use` is a spec file named NAME.req",
+            )
+        try:
+            data = read_regular_file(path, limit=MAX_SPEC_BYTES, what="spec")
+        except FileRefused as exc:
+            if via is None:
+                raise
+            src, use = via
+            unreadable = exc.reason.startswith("cannot be read")
+            raise SpecError(
+                f"the used file {path!r} {exc.reason}",
+                self._pos(src, use.line, use.column),
+                hint="`use` paths are relative to the file that contains the `use` line"
+                if unreadable else None,
             ) from None
-        self.add_text(_decode(data, path), path, key, hashlib.sha256(data).hexdigest())
+        sha = hashlib.sha256(data).hexdigest()
+        if via is None:
+            self.add_text(_decode(data, path), path, key, sha)
+            return
+        self.add_text(_used_text(data, path, self._pos(via[0], via[1].line, via[1].column)),
+                      path, key, sha)
 
     def add_text(self, text: str, file: str, key: str | None, sha: str | None = None) -> None:
         register_source(file, text)

@@ -8,7 +8,8 @@ means assuming its literals.  That makes the three things we need cheap and exac
   for a large question one holding just the core's members); a member whose
   removal makes the rest satisfiable is necessary, and that model is exactly its
   minimality model (every other member holds there).  Z3's own ``core.minimize`` is
-  not trusted (PRIOR_ART.md "Solvers"), and the final core is re-checked in a fresh
+  not trusted (it is a heuristic that may return a core that is not minimal, and it
+  gives no model per member), and the final core is re-checked in a fresh
   solver, its members asserted directly.
 - **all cores** (``--all-cores``): members are split into independent components
   (obligations that share no variable cannot conflict with each other), then each

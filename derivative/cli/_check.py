@@ -12,15 +12,12 @@ certificate behind.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
-import tempfile
-from pathlib import Path
 from typing import TextIO
 
 from derivative import api
 from derivative._errors import ExitCode, UsageError, exit_code_for
+from derivative._files import write_atomically
 
 from ._arguments import add_events, add_specs, events_to, positive_int, positive_seconds
 
@@ -63,25 +60,6 @@ def arguments(p: argparse.ArgumentParser) -> None:
         help="wall-clock safety limit per solver call in seconds "
         f"(default {CheckOptions.timeout:g}); reaching it exits 75, the --rlimit decides",
     )
-
-
-def write_atomically(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"cannot write {path}: no such folder {folder}")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:

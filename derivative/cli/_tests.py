@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import tempfile
 from typing import TYPE_CHECKING, TextIO
 
 from derivative import api
-from derivative._errors import ExitCode, UsageError, exit_code_for
+from derivative._errors import ExitCode, exit_code_for
+from derivative._files import write_atomically
 
 from ._arguments import add_examples, add_seed, add_specs
 
@@ -65,19 +64,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 def _write(loaded: api.LoadedContract, options: TestOptions, stdout: TextIO) -> int:
     assert options.output is not None
     source = api.generate_tests(loaded, options)
-    out = os.path.abspath(options.output)
-    folder = os.path.dirname(out)
-    if not os.path.isdir(folder):
-        raise UsageError(f"the folder of {options.output} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".derivative-", suffix=".py", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(source)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomically(options.output, source)
     tests = source.count("\ndef test_")
     stdout.write(f"wrote {options.output}: {tests} tests for {loaded.name}\n")
     return ExitCode.OK

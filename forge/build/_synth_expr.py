@@ -1,7 +1,7 @@
 """Expressions of the language as Python source with the language's meaning (for ``--synth``).
 
 Python reads like the language but differs in places, and the synthesised code must mean
-what the contract means (docs/language.md §10): ``implies``/``iff`` become ``not A or B`` and
+what the contract means (docs/language.md §7): ``implies``/``iff`` become ``not A or B`` and
 ``A == B``; ``x in LO..HI`` an inclusive chain; two ints divide exactly (``Fraction``)
 while a float stays a float; dates move by ``timedelta`` days; comparisons that read
 reals use the language's tolerance (helpers, since a float argument stands for an exact
@@ -403,7 +403,7 @@ def is_real(t: Ty) -> bool:
 
 
 def _real_link(op: str, a: Ty, b: Ty) -> bool:
-    """Whether a comparison reads reals, and so the language's tolerance (docs/language.md §9)."""
+    """Whether a comparison reads reals, and so the language's tolerance (docs/language.md §6.4)."""
     if op in ("in", "not in"):
         return isinstance(base(b), TList) and is_real(b)
     return is_real(a) or is_real(b)

@@ -12,9 +12,11 @@ the code index, the scheduler, cooperative primitives, patching, the search and 
 
 Why this exists: a count invariant such as "at most one successful reset per token" is
 broken by a check-then-set race that a barrier stress test almost never hits under the
-GIL (PRIOR_ART.md, "Concurrency").  This module runs N thread bodies against a fresh
-object under a scheduler of its own: only one thread runs at a time and control changes
-hands only at *scheduling points*, so a schedule always produces the same execution, and
+GIL (the interpreter switches threads only every few milliseconds, so the few
+instructions between the check and the set almost never lose the processor).  This
+module runs N thread bodies against a fresh object under a scheduler of its own: only
+one thread runs at a time and control changes hands only at *scheduling points*, so a
+schedule always produces the same execution, and
 schedules are enumerated systematically instead of being left to chance.  It runs inside
 the sandbox beside the stdlib-only worker, so it imports nothing but the standard
 library, and it works on Python 3.10 to 3.13.

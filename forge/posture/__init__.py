@@ -7,7 +7,14 @@ import only the names below.
 from __future__ import annotations
 
 from ._model import PostureVerdict
-from ._policy import DEFAULT_POLICY, Policy
+from ._policy import DEFAULT_POLICY, Policy, PolicyFile
 from ._validate import available_policies, validate_path
 
-__all__ = ["DEFAULT_POLICY", "Policy", "PostureVerdict", "available_policies", "validate_path"]
+__all__ = [
+    "DEFAULT_POLICY",
+    "Policy",
+    "PolicyFile",
+    "PostureVerdict",
+    "available_policies",
+    "validate_path",
+]

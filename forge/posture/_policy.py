@@ -18,26 +18,33 @@ policies ship in ``policies/``:
 A policy file may say ``"extends": NAME_OR_PATH``; the base is loaded first and the
 file's own top-level keys replace the base's (a shallow merge: to change one entry of a
 table, repeat the whole table).  A path in ``extends`` is relative to the extending file.
+Every file is first validated as a ``PolicyFile`` (complete, or partial with ``extends``),
+the model the published policy schema is generated from, so the schema and the loader
+accept the same files; the merged result is validated as a ``Policy``.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from derivative._canon import sha256_json
 from derivative._errors import UsageError
+from derivative._files import MAX_POLICY_BYTES, read_regular_file
 
 POLICY_FORMAT = "derivative.posture-policy/v1"
 POLICY_DIR = Path(__file__).resolve().parent / "policies"
 """Where the named policies live (package data of ``derivative.forge``)."""
 
 _MAX_EXTENDS = 8
+
+_Validated = TypeVar("_Validated", bound=BaseModel)
 
 
 class _Model(BaseModel):
@@ -197,6 +204,81 @@ class Policy(_Model):
         return sha256_json(self.model_dump(mode="json"))
 
 
+# --------------------------------------------------------------------------- policy files
+
+
+_COMPLETE: tuple[str, ...] = tuple(n for n, f in Policy.model_fields.items() if f.is_required())
+"""The keys a policy file that extends no other must hold (every required field)."""
+
+
+def _file_schema(schema: dict[str, Any]) -> None:
+    """The JSON Schema of a policy file, from the model's: every key optional, and either
+    ``extends`` or every key a complete policy needs (``anyOf``)."""
+    properties = schema["properties"]
+    for name in (*_COMPLETE, "extends"):
+        properties[name].pop("default", None)
+    properties["extends"] = {
+        "description": properties["extends"]["description"],
+        "minLength": 1,
+        "title": "Extends",
+        "type": "string",
+    }
+    schema.pop("required", None)
+    schema["anyOf"] = [{"required": ["extends"]}, {"required": list(_COMPLETE)}]
+
+
+class _PolicyFileBase(BaseModel):
+    """What every policy file is, whatever its keys: the check the schema's ``anyOf``
+    makes, made by the model too, so that the two accept the same files."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_file_schema)
+
+    @model_validator(mode="after")
+    def _complete_unless_extending(self) -> _PolicyFileBase:
+        """A file that extends no other is a whole policy; ``extends`` names one (JSON's
+        ``null`` is not a name, and the schema says so)."""
+        if "extends" in self.model_fields_set and getattr(self, "extends", None) is None:
+            raise ValueError("'extends' is a policy name or a path, not null")
+        if getattr(self, "extends", None) is None:
+            missing = [n for n in _COMPLETE if n not in self.model_fields_set]
+            if missing:
+                raise ValueError(
+                    "a policy file that does not extend another needs "
+                    + ", ".join(repr(n) for n in missing)
+                )
+        return self
+
+
+def _file_model() -> type[BaseModel]:
+    """``PolicyFile``: ``Policy`` with every field optional and ``extends`` added."""
+    fields: dict[str, Any] = {}
+    for name, info in Policy.model_fields.items():
+        optional = copy.copy(info)
+        if optional.is_required():
+            optional.default = None
+        fields[name] = (info.annotation, optional)
+    fields["extends"] = (
+        str | None,
+        Field(default=None, min_length=1, description="the policy this file extends: a "
+              "shipped policy's name, or a path relative to this file; the file's own keys "
+              "replace the base's (a shallow merge)"),
+    )
+    model: type[BaseModel] = create_model(
+        "PolicyFile",
+        __base__=_PolicyFileBase,
+        __doc__="A policy file as written: a complete policy, or one that `extends` another "
+        "and holds only the keys it replaces.",
+        **fields,
+    )
+    return model
+
+
+PolicyFile = _file_model()
+"""A policy file as written (the published schema ``derivative.posture-policy.v1``): a
+complete policy, or a partial one that ``extends`` another.  Every file is validated with
+it before it is merged; the merged result is then validated as a ``Policy``."""
+
+
 # --------------------------------------------------------------------------- loading
 
 
@@ -210,13 +292,12 @@ def _looks_like_path(text: str) -> bool:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        raise UsageError(f"no such policy file: {path}")
+    raw = read_regular_file(path, limit=MAX_POLICY_BYTES, what="policy")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"no such policy file: {path}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a directory, not a policy file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise UsageError(f"cannot read policy file {path}: {exc}") from None
     try:
         data = json.loads(text)
@@ -255,19 +336,19 @@ def _raw_policy(reference: str, relative_to: Path | None, seen: tuple[Path, ...]
     if len(seen) >= _MAX_EXTENDS:
         raise UsageError(f"policy {path}: 'extends' nests deeper than {_MAX_EXTENDS} files")
     data = _read_json(path)
+    _validated(PolicyFile, data, str(path), "posture policy file")
     base_ref = data.pop("extends", None)
     if base_ref is None:
         return data
-    if not isinstance(base_ref, str) or not base_ref:
-        raise UsageError(f"{path}: 'extends' must be a policy name or a path")
     merged = _raw_policy(base_ref, path.parent, (*seen, key))
     merged.update(data)
     return merged
 
 
-def _validated(data: dict[str, Any], where: str) -> Policy:
+def _validated(model: type[_Validated], data: dict[str, Any], where: str,
+               what: str = "posture policy") -> _Validated:
     try:
-        return Policy.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         problems = []
         for err in exc.errors()[:6]:
@@ -275,7 +356,7 @@ def _validated(data: dict[str, Any], where: str) -> Policy:
             problems.append(f"{loc}: {err['msg']}")
         more = "" if exc.error_count() <= 6 else f" (and {exc.error_count() - 6} more)"
         detail = "; ".join(problems) + more
-        raise UsageError(f"{where}: not a valid posture policy: {detail}") from None
+        raise UsageError(f"{where}: not a valid {what}: {detail}") from None
 
 
 DEFAULT_POLICY = "default"
@@ -284,7 +365,7 @@ DEFAULT_POLICY = "default"
 
 @functools.lru_cache(maxsize=16)
 def _named(name: str) -> Policy:
-    return _validated(_raw_policy(name, None, ()), f"policy {name!r}")
+    return _validated(Policy, _raw_policy(name, None, ()), f"policy {name!r}")
 
 
 def load_policy(name_or_path: str | os.PathLike[str] | Policy = DEFAULT_POLICY) -> Policy:
@@ -300,4 +381,4 @@ def load_policy(name_or_path: str | os.PathLike[str] | Policy = DEFAULT_POLICY) 
         raise UsageError("no posture policy given")
     if not _looks_like_path(reference):
         return _named(reference)
-    return _validated(_raw_policy(reference, None, ()), reference)
+    return _validated(Policy, _raw_policy(reference, None, ()), reference)

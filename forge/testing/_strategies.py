@@ -1,7 +1,9 @@
 """Hypothesis strategies for the valid inputs of a function or operation.
 
 Inputs are built from the declared types and the ``requires`` clauses, by *bounds*,
-not by rejection (docs/decisions.md; PRIOR_ART.md "Property-based testing"):
+not by rejection (docs/decisions.md): filtering generated values with ``assume`` wastes
+most examples on a narrow precondition, and Hypothesis gives up when too many are
+rejected:
 
 - each ``requires`` is split into its ``and``-conjuncts; a conjunct that bounds one
   parameter by constants is *absorbed* into that parameter's strategy: ``x >= 0``,

@@ -458,6 +458,12 @@ def test_edited_expr(certs: dict[str, Certificate], spec_file: Path) -> None:
     # Made self-consistent, it proves its own (different) core, but not the spec's.
     doc["farkas"][1]["row"]["bound"] = "1/1"
     _rehash(_reencode(doc))
+    _rejected(verify(doc, solvers=()), "the explanation does not say what the core says")
+    doc["explanation"] = (
+        doc["explanation"].replace("max_attempts <= 2", "max_attempts <= 1")
+        .replace("gives 0 <= -1,", "gives 0 <= -2,")
+    )
+    _rehash(doc)
     assert verify(doc, solvers=()).valid
     _rejected(
         verify(doc, [str(spec_file)], solvers=()),
@@ -784,10 +790,20 @@ def test_the_builder_records_a_solver_that_gives_up_and_accepts_what_verify_acce
         build_certificate(*requirements)
 
 
-def test_recorded_checks_reject_only_a_model(certs: dict[str, Certificate]) -> None:
+def test_recorded_checks_are_noted_when_they_cannot_be_re_derived(
+    certs: dict[str, Certificate],
+) -> None:
+    """Without solvers here nothing re-derives a record: an answer a solver gives is noted,
+    a model rejects, and a result the builder never records (a timeout stops it) rejects."""
     doc = _doc(certs["requirements"])
+    doc["checks"][0]["result"] = "unknown"
+    verdict = verify(_rehash(doc), solvers=())
+    assert verdict.valid
+    version = doc["checks"][0]["version"]
+    assert f"recorded: z3 {version} answering unknown; not re-derived here" in verdict.notes
     doc["checks"][0]["result"] = "timeout"
-    assert verify(_rehash(doc), solvers=()).valid
+    _rejected(verify(_rehash(doc), solvers=()), "records z3 answering 'timeout', which is not")
+    doc["checks"][0]["result"] = "unsat"
     doc["checks"][1]["result"] = "sat"
     _rejected(verify(_rehash(doc), solvers=()), "the certificate records cvc5 answering sat")
 
