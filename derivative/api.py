@@ -376,6 +376,12 @@ def read_certificate(path: SpecPath) -> object:
         raise UsageError(f"{shown}: not UTF-8 text, so not a certificate") from None
     except OSError as err:
         raise UsageError(f"{shown}: cannot be read: {err.strerror}") from None
+    return parse_certificate(text, shown)
+
+
+def parse_certificate(text: str, shown: str = "<string>") -> object:
+    """The JSON of a certificate given as text (``shown`` names it in messages);
+    ``UsageError`` when it is not JSON."""
     try:
         document: object = json.loads(text)
     except json.JSONDecodeError as err:

@@ -22,7 +22,14 @@ from typing import TextIO
 from derivative import api
 from derivative._errors import ExitCode, UsageError, exit_code_for
 
-from ._arguments import add_events, add_specs, events_to, positive_int, positive_seconds
+from ._arguments import (
+    add_events,
+    add_specs,
+    events_to,
+    load_specs,
+    positive_int,
+    positive_seconds,
+)
 
 HELP = "decide whether a requirement set can hold; prove it when it cannot"
 
@@ -92,7 +99,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
     from derivative.api import CheckOptions, render_json, render_sarif, render_text
 
-    loaded = api.load(args.specs)
+    loaded = load_specs(args)
     options = CheckOptions(
         rlimit=args.rlimit,
         timeout=args.timeout,

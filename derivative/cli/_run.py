@@ -31,7 +31,9 @@ from ._arguments import (
     add_seed,
     add_specs,
     events_to,
+    load_specs,
     positive_seconds,
+    refuse_with,
 )
 
 HELP = "run an untrusted implementation in a sandbox and judge it against a requirement set"
@@ -70,7 +72,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
     if args.module is not None and not args.module:
         raise UsageError("--module must not be empty")
-    loaded = api.load(args.specs)
+    refuse_with("--image", args.image is not None and args.sandbox == "process",
+                "names the Docker image; --sandbox process runs no image (drop one of them)")
+    loaded = load_specs(args)
     options = RunOptions(
         candidate=args.candidate, module=args.module, sandbox=args.sandbox,
         policy=args.policy, examples=args.examples, seed=args.seed,

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, TextIO
 from derivative import api
 from derivative._errors import ExitCode, UsageError, exit_code_for
 
-from ._arguments import add_examples, add_seed, add_specs
+from ._arguments import add_examples, add_seed, add_specs, load_specs, refuse_with
 
 if TYPE_CHECKING:
     from derivative.api import TestOptions
@@ -54,12 +54,29 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Write the module (``-o``) or run the obligations; the exit code."""
     from derivative.api import TestOptions
 
-    loaded = api.load(args.specs)
+    _refuse_ignored(args)
+    loaded = load_specs(args)
     options = TestOptions(target=args.target, module=args.module, output=args.output,
                           examples=args.examples, seed=args.seed)
     if options.output:
         return _write(loaded, options, stdout)
     return _run(loaded, options, args.json, stdout)
+
+
+def _refuse_ignored(args: argparse.Namespace) -> None:
+    """Flags that this combination would silently ignore are bad input."""
+    writing = args.output is not None
+    refuse_with("--json", writing and args.json,
+                "prints the report of a run; with -o the tests are written, not run "
+                "(drop -o to run them, or --json to write them)")
+    refuse_with("--seed", writing and args.seed is not None,
+                "seeds a run; with -o the tests are written, not run, and the written module "
+                "draws its own inputs (drop -o to run them, or --seed to write them)")
+    folder = os.path.isdir(args.target)
+    refuse_with("--module", args.module is not None and not folder,
+                f"names the module inside a folder given as --target; {args.target} is "
+                + ("a .py file, imported from its file" if args.target.endswith(".py")
+                   else "a module name, imported as it is") + " (drop --module)")
 
 
 def _write(loaded: api.LoadedContract, options: TestOptions, stdout: TextIO) -> int:
