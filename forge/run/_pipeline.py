@@ -49,6 +49,7 @@ from ..posture import DEFAULT_POLICY, PostureVerdict, validate_path
 from ..sandbox import BackendName, Launcher, Limits, RunReceipt, Sandbox, open_sandbox
 from ..testing import Engine, EngineOptions, RunEvidence
 from ._caller import SandboxCaller
+from ._candidate import refuse_unreadable
 from ._document import RunDocument, RunStatus
 from ._early import EarlySandbox
 from ._replay import Recording, replay
@@ -162,9 +163,7 @@ class RunReport:
             if counts:
                 lines.append("obligations: " + ", ".join(
                     f"{n} {s}" for s, n in sorted(counts.items())))
-            for o in self.evidence.obligations:
-                if o.status in ("failed", "unexercised"):
-                    lines.append(o.explain())
+            lines.extend(self.evidence.explanations())
         if self.replay is not None:
             bad = len(self.replay["mismatches"])
             lines.append(f"replay: {self.replay['calls']} calls and {self.replay['histories']} "
@@ -209,10 +208,11 @@ def run_candidate(
     info: TypeInfo, options: RunOptions, *, launcher: Launcher | None = None
 ) -> RunReport:
     """Run the pipeline of the module docstring; raises only for bad input
-    (``UsageError``: a missing candidate, a bad module name, an unknown policy)."""
+    (``UsageError``: a missing candidate, a folder without its module, a bad module name,
+    an unknown policy; ``CandidateSourceError``: a file that is not Python source), and
+    for the candidate before the contract's feasibility is decided."""
     spec = _spec_identity(info)
-    if not os.path.exists(options.candidate):
-        raise UsageError(f"candidate {options.candidate} does not exist")
+    refuse_unreadable(options.candidate, options.module)  # before the solver spends its time
     status, reason, unknowns = _feasibility(info)
     if status == "infeasible_proven":
         report = RunReport("infeasible_proven", reason, spec, options, unknowns=unknowns)
@@ -346,9 +346,7 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
         report.reason = (f"every obligation passed or was proved vacuous ({judged} judged "
                          "inputs, every possible trigger hit)")
     else:
-        bad = [o.id for o in evidence.failed()]
-        report.reason = evidence.nondeterminism_prefix() + \
-            f"{len(bad)} obligation{'s' if len(bad) != 1 else ''} did not pass: " + ", ".join(bad)
+        report.reason = evidence.failure_reason()
 
 
 def _replay(recording: Recording, report: RunReport, early: EarlySandbox) -> None:

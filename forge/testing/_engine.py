@@ -44,7 +44,7 @@ from derivative._canon import contract_identity
 from derivative._typecheck import TypeInfo
 from derivative.solver import Plan, Trigger, clear_cache, plan_for, space_for
 
-from ._callers import Caller
+from ._callers import Caller, Undefined, defined
 from ._counting import _Counts
 from ._evidence import ObligationEvidence, RunEvidence, TriggerEvidence
 from ._flaky import first_failure, nondeterministic
@@ -256,6 +256,37 @@ class Engine:
 
     def run_function(self, name: str) -> list[ObligationEvidence]:
         """Every obligation of function ``name``: examples, then the property run."""
+        try:
+            return self._run_function(name)
+        except Exception as exc:
+            missing = first_failure(exc, Undefined)
+            if missing is None:
+                raise
+            return self._undefined(name, missing.sentence)
+
+    def _undefined(self, owner: str, sentence: str) -> list[ObligationEvidence]:
+        """The candidate lacks ``owner`` (or part of it): each of its obligations fails
+        with that one sentence, which the reports show once for all of them."""
+        decl = self.info.contract.decl(owner)
+        judged: list[tuple[str, Any]] = []
+        for q in [op.qualname for op in decl.operations] if isinstance(decl, SystemDecl) \
+                else [owner]:
+            j = self.judge_of(q)
+            judged.extend((q, o) for o in (*j.examples, *j.requires, *j.judged_obligations))
+        judged.extend((owner, o) for o in self.info.contract.obligations_of(owner)
+                      if o.kind == "invariant")
+        out: list[ObligationEvidence] = []
+        for q, o in judged:
+            ev = ObligationEvidence(id=o.id, kind=o.kind, owner=q, file=o.file,
+                                    line=o.line, text=o.text)
+            ev.message = f"{o.id} ({o.file}:{o.line}) cannot be judged: {sentence}"
+            ev.counterexample = {"undefined": sentence, "got": sentence,
+                                 "required": f"{owner} as the contract declares it",
+                                 "message": ev.message}
+            out.append(ev)
+        return _in_contract_order(self.info, out)
+
+    def _run_function(self, name: str) -> list[ObligationEvidence]:
         judge = self.judge_of(name)
         plan = self.plan_of(name)
         out = [self._run_example(name, o, judge) for o in judge.examples]
@@ -299,11 +330,11 @@ class Engine:
             system, _, op = owner.partition(".")
             handle = self.caller.new_instance(system)
             if isinstance(handle, Outcome):
-                outcome = handle
+                outcome = defined(handle)
             else:
-                outcome = self.caller.method(handle, op, [args[n] for n in names])
+                outcome = defined(self.caller.method(handle, op, [args[n] for n in names]))
         else:
-            outcome = self.caller.call(owner, [args[n] for n in names])
+            outcome = defined(self.caller.call(owner, [args[n] for n in names]))
         failure = judge.judge_example(o, outcome)
         if failure is not None:
             ev.counterexample = _counterexample(failure)
@@ -373,7 +404,7 @@ class Engine:
         def body(inp: dict[str, object]) -> None:
             if not judge.admits(inp):
                 reject()
-            outcome = self.caller.call(name, [inp[n] for n in names])
+            outcome = defined(self.caller.call(name, [inp[n] for n in names]))
             last[:] = [(describe_input(judge.func, inp), describe_outcome(outcome))]
             j = judge.judge(inp, outcome)
             counts.record(j.judged, plan.triggers, self._hits(plan, inp))
@@ -391,7 +422,13 @@ class Engine:
         decl = self.info.contract.decl(name)
         assert isinstance(decl, SystemDecl)
         runner = _SystemRunner(self, decl)
-        return _in_contract_order(self.info, runner.run())
+        try:
+            return _in_contract_order(self.info, runner.run())
+        except Exception as exc:
+            missing = first_failure(exc, Undefined)
+            if missing is None:
+                raise
+            return self._undefined(name, missing.sentence)
 
 
 def _is_vacuous(o: Obligation | Any, plan: Plan) -> bool:
