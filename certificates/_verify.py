@@ -38,6 +38,7 @@ at least one solver's ``unsat``, with no solver finding it satisfiable.
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -562,9 +563,10 @@ def verify(
     if not isinstance(cert_json, dict):
         return VerifyResult(False, ["a certificate is a JSON object"])
     if cert_json.get("format") != CERTIFICATE_FORMAT:
-        return VerifyResult(
-            False, [f"not a {CERTIFICATE_FORMAT} document (format: {cert_json.get('format')!r})"]
-        )
+        found = cert_json.get("format")
+        said = ("it has no \"format\" field" if found is None else
+                f"its \"format\" is {json.dumps(found, ensure_ascii=False)[:80]}")
+        return VerifyResult(False, [f"not a {CERTIFICATE_FORMAT} document: {said}"])
     reasons: list[str] = []
     try:
         digest = payload_sha256(cert_json)

@@ -344,6 +344,7 @@ def run_tests(loaded: LoadedContract, options: TestOptions) -> RunEvidence:
         examples=options.examples,
         settings=settings(derandomize=options.seed is None),
         seed=options.seed,
+        verbose=options.verbose,
     )
     caller = InProcessCaller.for_contract(module, loaded.types)
     engine = Engine(loaded.types, caller, engine_options, target=options.target)

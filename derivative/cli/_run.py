@@ -53,6 +53,9 @@ def arguments(p: argparse.ArgumentParser) -> None:
     add_policy(p, "the posture policy: default, permissive, or a policy .json file")
     add_examples(p, RunOptions.examples)
     p.add_argument("--json", action="store_true", help="print the derivative.run/v1 document")
+    p.add_argument("--verbose", action="store_true",
+                   help="interleavings also name the bytecode instructions (where each "
+                   "thread was preempted, what each row executed)")
     add_seed(p, "a random seed (default: derandomised, the same inputs every run)")
     add_events(p)
     p.add_argument("--call-timeout", type=positive_seconds, default=Limits.call_timeout,
@@ -79,7 +82,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         candidate=args.candidate, module=args.module, sandbox=args.sandbox,
         policy=args.policy, examples=args.examples, seed=args.seed,
         limits=Limits(call_timeout=args.call_timeout, run_timeout=args.run_timeout),
-        image=args.image,
+        image=args.image, verbose=bool(args.verbose),
     )
     with events_to(args.events):
         report = api.run_candidate(loaded, options)

@@ -48,6 +48,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true",
                    help="when running: print the derivative.run/v1 obligations document")
     add_seed(p, "when running: a random seed (default: derandomised, reproducible)")
+    p.add_argument("--verbose", action="store_true",
+                   help="when running: interleavings also name the bytecode instructions")
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
@@ -57,7 +59,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     _refuse_ignored(args)
     loaded = load_specs(args)
     options = TestOptions(target=args.target, module=args.module, output=args.output,
-                          examples=args.examples, seed=args.seed)
+                          examples=args.examples, seed=args.seed, verbose=bool(args.verbose))
     if options.output:
         return _write(loaded, options, stdout)
     return _run(loaded, options, args.json, stdout)
@@ -72,6 +74,8 @@ def _refuse_ignored(args: argparse.Namespace) -> None:
     refuse_with("--seed", writing and args.seed is not None,
                 "seeds a run; with -o the tests are written, not run, and the written module "
                 "draws its own inputs (drop -o to run them, or --seed to write them)")
+    refuse_with("--verbose", writing and args.verbose,
+                "details the report of a run; with -o the tests are written, not run")
     folder = os.path.isdir(args.target)
     refuse_with("--module", args.module is not None and not folder,
                 f"names the module inside a folder given as --target; {args.target} is "

@@ -88,6 +88,8 @@ class RunOptions:
     """Call and run time limits and the sandbox's resource limits."""
     image: str | None = None
     """The Docker image (None: ``forge.sandbox.DEFAULT_TAG``); never pulled."""
+    verbose: bool = False
+    """Interleavings in the report name the bytecode instructions (``EngineOptions``)."""
 
 
 @dataclass
@@ -312,7 +314,8 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
     base = settings(derandomize=options.seed is None)
     engine = Engine(
         info, SandboxCaller(sandbox, recording),
-        EngineOptions(examples=options.examples, settings=base, seed=options.seed),
+        EngineOptions(examples=options.examples, settings=base, seed=options.seed,
+                      verbose=options.verbose),
         target=options.candidate,
     )
     try:

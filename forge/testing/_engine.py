@@ -49,6 +49,7 @@ from ._counting import _Counts
 from ._evidence import ObligationEvidence, RunEvidence, TriggerEvidence
 from ._flaky import first_failure, nondeterministic
 from ._oracle import Failure, Judge, Outcome, describe_input, describe_outcome, make_evaluator
+from ._storage import private_storage
 from ._strategies import InputGen, Region, spec_alphabet
 from ._system import _SystemRunner
 
@@ -105,6 +106,9 @@ class EngineOptions:
     """Base Hypothesis settings (default: the active profile)."""
     seed: int | None = None
     """A Hypothesis seed for the property runs of functions (None: the settings decide)."""
+    verbose: bool = False
+    """Reports name the bytecode instructions of an interleaving (where each thread was
+    preempted, what each row executed); by default only files, lines and source text."""
 
 
 class Engine:
@@ -239,8 +243,9 @@ class Engine:
                 "sha256": contract_identity(contract)}
         evidence = RunEvidence(spec=spec, target=self.target)
         # Hypothesis reports failing steps (stateful runs) on stdout by default; the engine
-        # turns every failure into evidence, and stdout may be a JSON document
-        with with_reporter(_silent):
+        # turns every failure into evidence, and stdout may be a JSON document; and it
+        # writes nothing into the user's folder (_storage.py)
+        with with_reporter(_silent), private_storage():
             for d in contract.declarations:
                 if owners is not None and d.name not in owners:
                     continue

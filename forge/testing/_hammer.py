@@ -149,6 +149,11 @@ def _failure(
 ) -> dict[str, Any]:
     """The counterexample of an interleaving that broke the invariant."""
     o = c.obligation
+    schedule, trace = run.schedule, run.trace
+    if not runner.engine.options.verbose:  # bytecode instructions only when asked for
+        from ..inside import explorer
+
+        schedule, trace = explorer.plain(schedule), explorer.plain(trace)
     lines = [f"{runner.name}() -> s"]
     lines += [f"{r.text()}" for r in prefix]
     for i, ((op, raw), out) in enumerate(zip(calls, run.outcomes, strict=True)):
@@ -161,15 +166,15 @@ def _failure(
         f"{o.id}" + (f' "{o.text}"' if o.text else "")
         + f" ({o.file}:{o.line}) failed under concurrency\n  calls:    "
         + "\n            ".join(lines)
-        + f"\n  schedule: {run.schedule}\n  got:      {why}\n"
+        + f"\n  schedule: {schedule}\n  got:      {why}\n"
         f"  required: {c.describe()}"
-        + (f"\n  interleaving:\n{_indent(run.trace, 4)}" if run.trace else "")
+        + (f"\n  interleaving:\n{_indent(trace, 4)}" if trace else "")
     )
     return {
         "concurrent": True,
         "calls": lines,
-        "schedule": run.schedule,
-        "trace": run.trace,
+        "schedule": schedule,
+        "trace": trace,
         "got": why,
         "required": c.describe(),
         "message": message,
