@@ -366,7 +366,11 @@ class Engine:
             last: list[tuple[str, str]] = []
             body = self._function_body(name, names, judge, plan, counts, masked, last)
             test = given(gen.strategy(self._regions(name)))(body)
-            for inp in explicit:
+            # Hypothesis tries explicit examples in the order they were written as
+            # decorators, i.e. the last applied first: applied in reverse, the plan's first
+            # (simplest: a boundary) input is tried first, and the input a failure reports
+            # is the one the written test module (codegen) reports too.
+            for inp in reversed(explicit):
                 test = example(inp)(test)
             test = self._settings(max_examples=self.options.examples)(test)
             if self.options.seed is not None:
