@@ -170,19 +170,24 @@ def _checked(contract: Contract) -> LoadedContract:
 # --------------------------------------------------------------------------- operations
 
 
-def check(loaded: LoadedContract, options: CheckOptions | None = None) -> CheckResult:
+def check(
+    loaded: LoadedContract, options: CheckOptions | None = None, *,
+    progress: Callable[[str, str], None] | None = None,
+) -> CheckResult:
     """Decide whether the requirement set can hold (``derivative check``).
 
     The result's ``status`` is ``feasible`` (with a ``witness``), ``infeasible_proven``
     (with minimal ``cores``) or ``unknown`` (with the solver's ``unknowns``), never a
     guess.  ``options`` default to ``CheckOptions()``.  No certificate is built: pass an
-    infeasible result to ``certify`` for one.
+    infeasible result to ``certify`` for one.  ``progress(step, detail)`` is told as each
+    question starts (``questions``, ``"2 of 5: parse_minutes"``).
     """
     from derivative import solver
 
     with audited("check") as call:
         call.contract = _identity(loaded)
-        result = solver.check(loaded.contract, loaded.types, options or solver.CheckOptions())
+        result = solver.check(loaded.contract, loaded.types, options or solver.CheckOptions(),
+                              progress=progress)
         call.outcome = {"status": result.status}
         return result
 
@@ -206,13 +211,19 @@ def _at_least_one_example(examples: int) -> None:
         raise UsageError(f"examples must be at least 1, not {examples}")
 
 
-def run_candidate(loaded: LoadedContract, options: RunOptions) -> RunReport:
+def run_candidate(
+    loaded: LoadedContract, options: RunOptions, *,
+    progress: Callable[[str, str], None] | None = None,
+) -> RunReport:
     """Judge an untrusted implementation in a sandbox (``derivative run``).
 
     The report's ``status`` is ``passed``, ``failed``, ``infeasible_proven``,
     ``sandbox_unavailable`` or ``sandbox_policy_violation``; ``exit_code`` is the CLI's,
     ``to_json()`` the ``derivative.run/v1`` document and ``summary()`` the text report.
     Raises ``UsageError`` for a missing candidate, a bad module name or policy.
+    ``progress(step, detail)`` hears of each step: ``feasibility`` (each solver question),
+    ``posture``, ``sandbox``, ``obligations`` (each function or system, the calls made so
+    far) and ``replay``.
     """
     _at_least_one_example(options.examples)
     from derivative.forge import run
@@ -220,7 +231,7 @@ def run_candidate(loaded: LoadedContract, options: RunOptions) -> RunReport:
     with audited("run") as call:
         call.contract = _identity(loaded)
         call.executed(_candidate_files(options.candidate))
-        report = run.run_candidate(loaded.types, options)
+        report = run.run_candidate(loaded.types, options, progress=progress)
         call.outcome = {"status": report.status, "reason": report.reason}
         return report
 
@@ -326,13 +337,18 @@ def generate_tests(loaded: LoadedContract, options: TestOptions) -> str:
     return generate_module(loaded.types, target, examples=options.examples)
 
 
-def run_tests(loaded: LoadedContract, options: TestOptions) -> RunEvidence:
+def run_tests(
+    loaded: LoadedContract, options: TestOptions, *,
+    progress: Callable[[str, str], None] | None = None,
+) -> RunEvidence:
     """Run every obligation against ``options.target`` in this process (``derivative
     tests`` without ``-o``).  The target is imported and called directly: only for code
     you trust (``run_candidate`` is the sandboxed way).
 
     The evidence's ``status`` is ``passed`` or ``failed``; ``summary()`` is the text
     report and ``to_json()`` the obligations of a ``derivative.run/v1`` document.
+    ``progress(step, detail)`` hears of each function or system and of the calls made
+    (``obligations``).
     """
     _at_least_one_example(options.examples)
     from hypothesis import settings
@@ -347,7 +363,8 @@ def run_tests(loaded: LoadedContract, options: TestOptions) -> RunEvidence:
         verbose=options.verbose,
     )
     caller = InProcessCaller.for_contract(module, loaded.types)
-    engine = Engine(loaded.types, caller, engine_options, target=options.target)
+    engine = Engine(loaded.types, caller, engine_options, target=options.target,
+                    progress=progress)
     return engine.run()
 
 

@@ -35,6 +35,7 @@ from ._arguments import (
     positive_seconds,
     refuse_with,
 )
+from ._progress import gates
 
 HELP = "run an untrusted implementation in a sandbox and judge it against a requirement set"
 
@@ -84,8 +85,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         limits=Limits(call_timeout=args.call_timeout, run_timeout=args.run_timeout),
         image=args.image, verbose=bool(args.verbose),
     )
-    with events_to(args.events):
-        report = api.run_candidate(loaded, options)
+    with events_to(args.events), gates(stderr, json_output=args.json,
+                                       title=f"run {loaded.name}") as progress:
+        report = api.run_candidate(loaded, options, progress=progress)
     if args.json:
         stdout.write(json.dumps(report.to_json(), indent=2, sort_keys=True,
                                 ensure_ascii=False) + "\n")

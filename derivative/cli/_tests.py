@@ -24,6 +24,7 @@ from derivative import api
 from derivative._errors import ExitCode, UsageError, exit_code_for
 
 from ._arguments import add_examples, add_seed, add_specs, load_specs, refuse_with
+from ._progress import gates
 
 if TYPE_CHECKING:
     from derivative.api import TestOptions
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                           examples=args.examples, seed=args.seed, verbose=bool(args.verbose))
     if options.output:
         return _write(loaded, options, stdout)
-    return _run(loaded, options, args.json, stdout)
+    return _run(loaded, options, args.json, stdout, stderr)
 
 
 def _refuse_ignored(args: argparse.Namespace) -> None:
@@ -105,8 +106,9 @@ def _write(loaded: api.LoadedContract, options: TestOptions, stdout: TextIO) -> 
 
 
 def _run(loaded: api.LoadedContract, options: TestOptions, as_json: bool,
-         stdout: TextIO) -> int:
-    evidence = api.run_tests(loaded, options)
+         stdout: TextIO, stderr: TextIO) -> int:
+    with gates(stderr, json_output=as_json, title=f"tests {loaded.name}") as progress:
+        evidence = api.run_tests(loaded, options, progress=progress)
     if as_json:
         from derivative.api import RunDocument
 

@@ -116,12 +116,17 @@ class Engine:
 
     def __init__(
         self, info: TypeInfo, caller: Caller, options: EngineOptions | None = None,
-        *, target: str = "",
+        *, target: str = "", progress: Callable[[str, str], None] | None = None,
     ) -> None:
         self.info = info
         self.caller = caller
         self.options = options or EngineOptions()
         self.target = target
+        self.progress = progress
+        """Told ``("obligations", "2 of 3: parse_minutes; 150 calls so far")`` as each
+        function or system starts and every ``TICK`` calls (for a status line)."""
+        self.calls = 0
+        self.where = ""
         self.evaluator = make_evaluator(info)
         self.judges: dict[str, Judge] = {}
         self.plans: dict[str, Plan] = {}
@@ -129,6 +134,14 @@ class Engine:
         self.stats: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ helpers
+
+    TICK = 50
+
+    def tick(self) -> None:
+        """One more call made: every ``TICK`` calls the progress callback hears of it."""
+        self.calls += 1
+        if self.progress is not None and self.calls % self.TICK == 0:
+            self.progress("obligations", f"{self.where}; {self.calls} calls so far")
 
     def judge_of(self, owner: str) -> Judge:
         if owner not in self.judges:
@@ -246,9 +259,13 @@ class Engine:
         # turns every failure into evidence, and stdout may be a JSON document; and it
         # writes nothing into the user's folder (_storage.py)
         with with_reporter(_silent), private_storage():
-            for d in contract.declarations:
-                if owners is not None and d.name not in owners:
-                    continue
+            chosen = [d for d in contract.declarations
+                      if isinstance(d, (FunctionDecl, SystemDecl))
+                      and (owners is None or d.name in owners)]
+            for n, d in enumerate(chosen, start=1):
+                self.where = f"{n} of {len(chosen)}: {d.name}"
+                if self.progress is not None:
+                    self.progress("obligations", f"{self.where}; {self.calls} calls so far")
                 if isinstance(d, FunctionDecl):
                     evidence.obligations.extend(self.run_function(d.name))
                 elif isinstance(d, SystemDecl):
@@ -413,6 +430,7 @@ class Engine:
         def body(inp: dict[str, object]) -> None:
             if not judge.admits(inp):
                 reject()
+            self.tick()
             outcome = defined(self.caller.call(name, [inp[n] for n in names]))
             last[:] = [(describe_input(judge.func, inp), describe_outcome(outcome))]
             j = judge.judge(inp, outcome)

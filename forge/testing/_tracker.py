@@ -100,6 +100,7 @@ class _Tracker:
         owner = runner.owners[op]
         plan = self.engine.plan_of(owner)
         args = runner._args(op, values)
+        self.engine.tick()
         outcome = defined(runner.caller.method(self.handle, op, args))
         result: object = NOT_CONFORMING
         if outcome.raised is None:
