@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -667,9 +668,10 @@ def _read(cert_json: object) -> tuple[Certificate | None, list[str]]:
     if problems:
         return None, [f"not a certificate's JSON: {p}" for p in problems]
     if cert_json.get("format") != CERTIFICATE_FORMAT:
-        return None, [
-            f"not a {CERTIFICATE_FORMAT} document (format: {cert_json.get('format')!r})"
-        ]
+        found = cert_json.get("format")
+        said = ("it has no \"format\" field" if found is None else
+                f"its \"format\" is {json.dumps(found, ensure_ascii=False)[:80]}")
+        return None, [f"not a {CERTIFICATE_FORMAT} document: {said}"]
     reasons: list[str] = []
     try:
         digest = payload_sha256(cert_json)

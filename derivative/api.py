@@ -172,19 +172,24 @@ def _checked(contract: Contract) -> LoadedContract:
 # --------------------------------------------------------------------------- operations
 
 
-def check(loaded: LoadedContract, options: CheckOptions | None = None) -> CheckResult:
+def check(
+    loaded: LoadedContract, options: CheckOptions | None = None, *,
+    progress: Callable[[str, str], None] | None = None,
+) -> CheckResult:
     """Decide whether the requirement set can hold (``derivative check``).
 
     The result's ``status`` is ``feasible`` (with a ``witness``), ``infeasible_proven``
     (with minimal ``cores``) or ``unknown`` (with the solver's ``unknowns``), never a
     guess.  ``options`` default to ``CheckOptions()``.  No certificate is built: pass an
-    infeasible result to ``certify`` for one.
+    infeasible result to ``certify`` for one.  ``progress(step, detail)`` is told as each
+    question starts (``questions``, ``"2 of 5: parse_minutes"``).
     """
     from derivative import solver
 
     with audited("check") as call:
         call.contract = _identity(loaded)
-        result = solver.check(loaded.contract, loaded.types, options or solver.CheckOptions())
+        result = solver.check(loaded.contract, loaded.types, options or solver.CheckOptions(),
+                              progress=progress)
         call.outcome = {"status": result.status}
         return result
 
@@ -208,13 +213,19 @@ def _at_least_one_example(examples: int) -> None:
         raise UsageError(f"examples must be at least 1, not {examples}")
 
 
-def run_candidate(loaded: LoadedContract, options: RunOptions) -> RunReport:
+def run_candidate(
+    loaded: LoadedContract, options: RunOptions, *,
+    progress: Callable[[str, str], None] | None = None,
+) -> RunReport:
     """Judge an untrusted implementation in a sandbox (``derivative run``).
 
     The report's ``status`` is ``passed``, ``failed``, ``infeasible_proven``,
     ``sandbox_unavailable`` or ``sandbox_policy_violation``; ``exit_code`` is the CLI's,
     ``to_json()`` the ``derivative.run/v1`` document and ``summary()`` the text report.
     Raises ``UsageError`` for a missing candidate, a bad module name or policy.
+    ``progress(step, detail)`` hears of each step: ``feasibility`` (each solver question),
+    ``posture``, ``sandbox``, ``obligations`` (each function or system, the calls made so
+    far) and ``replay``.
     """
     _at_least_one_example(options.examples)
     from derivative.forge import run
@@ -222,7 +233,7 @@ def run_candidate(loaded: LoadedContract, options: RunOptions) -> RunReport:
     with audited("run") as call:
         call.contract = _identity(loaded)
         call.executed(_candidate_files(options.candidate))
-        report = run.run_candidate(loaded.types, options)
+        report = run.run_candidate(loaded.types, options, progress=progress)
         call.outcome = {"status": report.status, "reason": report.reason}
         return report
 
@@ -328,13 +339,18 @@ def generate_tests(loaded: LoadedContract, options: TestOptions) -> str:
     return generate_module(loaded.types, target, examples=options.examples)
 
 
-def run_tests(loaded: LoadedContract, options: TestOptions) -> RunEvidence:
+def run_tests(
+    loaded: LoadedContract, options: TestOptions, *,
+    progress: Callable[[str, str], None] | None = None,
+) -> RunEvidence:
     """Run every obligation against ``options.target`` in this process (``derivative
     tests`` without ``-o``).  The target is imported and called directly: only for code
     you trust (``run_candidate`` is the sandboxed way).
 
     The evidence's ``status`` is ``passed`` or ``failed``; ``summary()`` is the text
     report and ``to_json()`` the obligations of a ``derivative.run/v1`` document.
+    ``progress(step, detail)`` hears of each function or system and of the calls made
+    (``obligations``).
     """
     _at_least_one_example(options.examples)
     from hypothesis import settings
@@ -346,9 +362,11 @@ def run_tests(loaded: LoadedContract, options: TestOptions) -> RunEvidence:
         examples=options.examples,
         settings=settings(derandomize=options.seed is None),
         seed=options.seed,
+        verbose=options.verbose,
     )
     caller = InProcessCaller.for_contract(module, loaded.types)
-    engine = Engine(loaded.types, caller, engine_options, target=options.target)
+    engine = Engine(loaded.types, caller, engine_options, target=options.target,
+                    progress=progress)
     return engine.run()
 
 
@@ -368,9 +386,7 @@ def read_certificate(path: SpecPath) -> object:
     """The JSON of a certificate file; ``UsageError`` when it cannot be read or parsed.
 
     Only a regular file of at most ``MAX_CERTIFICATE_BYTES`` is read (``derivative._files``),
-    and its JSON strictly (``derivative._strictjson``): a key twice in one object,
-    ``NaN``, an integer of thousands of digits or a nesting a hundred levels deep is
-    refused as bad input, like text that is not JSON.
+    and its JSON strictly (``parse_certificate``).
     """
     shown = os.fspath(path)
     if not os.path.exists(path):
@@ -380,6 +396,14 @@ def read_certificate(path: SpecPath) -> object:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise UsageError(f"{shown}: not UTF-8 text, so not a certificate") from None
+    return parse_certificate(text, shown)
+
+
+def parse_certificate(text: str, shown: str = "<string>") -> object:
+    """The JSON of a certificate given as text (``shown`` names it in messages), read
+    strictly (``derivative._strictjson``): a key twice in one object, ``NaN``, an integer
+    of thousands of digits or a nesting a hundred levels deep is refused as bad input
+    (``UsageError``), like text that is not JSON."""
     try:
         return strict_json(text)
     except JSONRefused as err:

@@ -33,7 +33,7 @@ they share.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from derivative._ast import Contract
 from derivative._eval import Evaluator
@@ -49,20 +49,34 @@ from ._scope import owners
 from ._warnings import unused_params
 from ._z3util import fresh_context
 
+Progress = Callable[[str, str], None]
+"""``progress(step, detail)``: told as each question starts (for a status line)."""
 
-def check(contract: Contract, info: object, options: CheckOptions | None = None) -> CheckResult:
-    """Decide the requirement set ``contract`` (type-checked: ``info`` is its ``TypeInfo``)."""
+
+def check(contract: Contract, info: object, options: CheckOptions | None = None, *,
+          progress: Progress | None = None) -> CheckResult:
+    """Decide the requirement set ``contract`` (type-checked: ``info`` is its ``TypeInfo``);
+    ``progress``, when given, is told as each question starts."""
     with collector_paused(), fresh_context():
-        return _check(contract, info, options or CheckOptions())
+        return _check(contract, info, options or CheckOptions(), progress or _quiet)
 
 
-def _check(contract: Contract, info: object, opts: CheckOptions) -> CheckResult:
+def _quiet(step: str, detail: str) -> None:
+    return None
+
+
+def _check(contract: Contract, info: object, opts: CheckOptions,
+           progress: Progress) -> CheckResult:
     ctx = _context(contract, info, opts)
+    every = list(owners(contract, info.signatures))  # type: ignore[attr-defined]
+    total = len(every) + 1
+    progress("questions", f"1 of {total}: the global requirements")
     params_witness = requirements(ctx)
     function_witnesses: dict[str, CallWitness] = {}
     system_witnesses: dict[str, dict[str, CallWitness]] = {}
     witness_ok = params_witness is not None
-    for owner in owners(contract, info.signatures):  # type: ignore[attr-defined]
+    for n, owner in enumerate(every, start=2):
+        progress("questions", f"{n} of {total}: {owner.name}")
         cw = owner_questions(ctx, owner)
         if cw is None:
             witness_ok = False

@@ -19,6 +19,9 @@ reads ``DERIVATIVE_REGEN_GOLDEN``: true by the same rule as ``CI`` (``1``, ``tru
 ``yes``, ``on``), it rewrites the snapshots instead of comparing them.  Everything
 else a golden test asserts (the hand-derived expectations, schema validation,
 certificate verification) runs in both modes.
+
+The end of the report counts the Docker tests that were skipped and says how to run them
+(``docker_summary.py``), so that a run without Docker never passes for the whole suite.
 """
 
 from __future__ import annotations
@@ -29,7 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from docker_summary import pytest_terminal_summary
 from hypothesis import HealthCheck, settings
+
+__all__ = ["pytest_terminal_summary"]  # the count of skipped Docker tests (docker_summary.py)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples"

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TextIO
+from typing import IO, Any, TextIO
 
 from derivative._errors import DerivativeError, ExitCode, InternalError
 
@@ -37,7 +37,7 @@ from . import (
     _validate_code,
 )
 from ._crash import CRASH_DIR_ENV, report_crash, silence_stdout
-from ._parser import ArgumentsError, Command, CommandRun, Exit, build_parser
+from ._parser import ArgumentsError, Command, CommandRun, Exit, build_parser, parse_command_line
 
 __all__ = [
     "COMMANDS",
@@ -85,17 +85,20 @@ def main(
     *,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
+    stdin: IO[Any] | None = None,
 ) -> int:
     """Run the CLI on ``argv`` (default: the process's arguments); return the exit code.
 
-    ``stdout`` and ``stderr`` default to ``sys.stdout`` and ``sys.stderr`` at the call.
+    ``stdout``, ``stderr`` and ``stdin`` default to ``sys.stdout``, ``sys.stderr`` and
+    ``sys.stdin`` at the call; a command reads ``stdin`` only for a file named ``-``.
     """
     arguments = list(sys.argv[1:] if argv is None else argv)
     out = sys.stdout if stdout is None else stdout
     err = sys.stderr if stderr is None else stderr
     try:
         parser = build_parser(COMMANDS, GROUPS, argv=arguments, stdout=out, stderr=err)
-        args = parser.parse_args(arguments)
+        args = parse_command_line(parser, arguments)
+        args.stdin = sys.stdin if stdin is None else stdin
         return int(args.run(args, out, err))
     except Exit as done:
         return done.status

@@ -12,8 +12,19 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import sys
+from typing import IO, TYPE_CHECKING, Any
+
+from derivative._errors import UsageError
+
+if TYPE_CHECKING:
+    from derivative.api import LoadedContract
+
+STDIN = "-"
+"""The file name that means standard input, as for most Unix tools."""
 
 __all__ = [
+    "STDIN",
     "add_events",
     "add_examples",
     "add_policy",
@@ -21,8 +32,11 @@ __all__ = [
     "add_specs",
     "events_to",
     "example_count",
+    "load_specs",
     "positive_int",
     "positive_seconds",
+    "read_stdin",
+    "refuse_with",
 ]
 
 
@@ -60,8 +74,46 @@ def positive_seconds(text: str) -> float:
 
 
 def add_specs(p: argparse.ArgumentParser) -> None:
-    """The positional ``SPEC...``: the files of one requirement set."""
-    p.add_argument("specs", nargs="+", metavar="SPEC", help="the .req files of one requirement set")
+    """The positional ``SPEC...``: the files of one requirement set (``-``: standard input)."""
+    p.add_argument("specs", nargs="+", metavar="SPEC",
+                   help="the .req files of one requirement set (- reads one spec from "
+                   "standard input)")
+
+
+def read_stdin(args: argparse.Namespace) -> bytes:
+    """The bytes of the command's standard input (``args.stdin``, which ``main`` sets; the
+    process's own when a caller built the namespace itself)."""
+    stream: IO[Any] = getattr(args, "stdin", None) or sys.stdin
+    source = getattr(stream, "buffer", None) or stream
+    data = source.read()
+    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+
+
+def load_specs(args: argparse.Namespace) -> LoadedContract:
+    """The requirement set named by ``args.specs``: files, or ``-`` alone for one spec read
+    from standard input (shown as ``<stdin>``; it cannot ``use`` other files, which are
+    found relative to the file that names them)."""
+    from derivative import api
+
+    specs: list[str] = list(args.specs)
+    if STDIN not in specs:
+        return api.load(specs)
+    if len(specs) > 1:
+        raise UsageError("- (a spec read from standard input) must be the only SPEC: give "
+                         "the files of a requirement set as paths")
+    data = read_stdin(args)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"standard input is not UTF-8 text (byte {exc.start + 1}), so it is "
+                         "not a spec") from None
+    return api.parse_text(text.removeprefix("\ufeff"), "<stdin>")
+
+
+def refuse_with(flag: str, given: bool, why: str) -> None:
+    """A flag the command would ignore in this combination is bad input, never silence."""
+    if given:
+        raise UsageError(f"{flag} {why}")
 
 
 def add_examples(p: argparse.ArgumentParser, default: int) -> None:

@@ -26,7 +26,16 @@ from typing import TextIO
 from derivative import api
 from derivative._errors import UsageError
 
-from ._arguments import add_events, add_examples, add_policy, add_seed, add_specs, events_to
+from ._arguments import (
+    add_events,
+    add_examples,
+    add_policy,
+    add_seed,
+    add_specs,
+    events_to,
+    load_specs,
+    refuse_with,
+)
 from ._progress import gates
 
 HELP = "judge a candidate (a file, a generator's output or --synth) and package it if verified"
@@ -57,9 +66,9 @@ def arguments(p: argparse.ArgumentParser) -> None:
                "(a non-enforcing policy is never verified)")
     p.add_argument("--out", default=BuildOptions.out, metavar="DIR",
                    help="the build folder (default derivative-builds/SPEC-TIME-ID)")
-    p.add_argument("--max-repairs", type=_repairs, default=BuildOptions.max_repairs,
+    p.add_argument("--max-repairs", type=_repairs, default=None,
                    metavar="N", help="repairs a generator may make after its first attempt "
-                   f"(default {BuildOptions.max_repairs})")
+                   f"(default {BuildOptions.max_repairs}); only with --generator")
     add_examples(p, BuildOptions.examples)
     add_seed(p, "a random seed (default: derandomised, the same inputs every build)")
     add_events(p)
@@ -101,11 +110,17 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         if not generator:
             raise UsageError("--generator must name a program")
         generator = _absolute_paths(generator)
-    loaded = api.load(args.specs)
+    refuse_with("--max-repairs", args.max_repairs is not None and generator is None,
+                "applies to --generator: only a generator repairs its code (a --candidate or "
+                "--synth build has one attempt)")
+    refuse_with("--image", args.image is not None and args.sandbox == "process",
+                "names the Docker image; --sandbox process runs no image (drop one of them)")
+    max_repairs = BuildOptions.max_repairs if args.max_repairs is None else args.max_repairs
+    loaded = load_specs(args)
     options = BuildOptions(
         candidate=args.candidate, generator=generator, synth=bool(args.synth),
         module=args.module, sandbox=args.sandbox, policy=args.policy, out=args.out,
-        max_repairs=args.max_repairs, examples=args.examples, seed=args.seed,
+        max_repairs=max_repairs, examples=args.examples, seed=args.seed,
         state=args.state, image=args.image,
     )
     with events_to(args.events), gates(stderr, json_output=args.json,

@@ -19,7 +19,15 @@ from derivative import api
 from derivative._errors import ExitCode, UsageError, exit_code_for
 from derivative._files import write_atomically
 
-from ._arguments import add_events, add_specs, events_to, positive_int, positive_seconds
+from ._arguments import (
+    add_events,
+    add_specs,
+    events_to,
+    load_specs,
+    positive_int,
+    positive_seconds,
+)
+from ._progress import gates
 
 HELP = "decide whether a requirement set can hold; prove it when it cannot"
 
@@ -70,24 +78,27 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
     from derivative.api import CheckOptions, render_json, render_sarif, render_text
 
-    loaded = api.load(args.specs)
+    loaded = load_specs(args)
     options = CheckOptions(
         rlimit=args.rlimit,
         timeout=args.timeout,
         all_cores=bool(args.all_cores),
         redundancy=bool(args.redundancy),
     )
-    with events_to(args.events):
-        result = api.check(loaded, options)
-    # The JSON document carries the certificate object itself (docs/cli.md), so a
-    # JSON report of an infeasible set always builds one, re-checks included.
-    if result.status == "infeasible_proven" and (args.certificate or fmt == "json"):
-        result = api.certify(loaded, result)
-        if args.certificate:
-            document = result.certificate.to_json()
-            write_atomically(
-                args.certificate, json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-            )
+    with events_to(args.events), gates(stderr, json_output=fmt != "text",
+                                       title=f"check {loaded.name}") as progress:
+        result = api.check(loaded, options, progress=progress)
+        # The JSON document carries the certificate object itself (docs/cli.md), so a
+        # JSON report of an infeasible set always builds one, re-checks included.
+        if result.status == "infeasible_proven" and (args.certificate or fmt == "json"):
+            if progress is not None:
+                progress("certificate", "re-checking the proof in fresh z3 and cvc5 processes")
+            result = api.certify(loaded, result)
+            if args.certificate:
+                document = result.certificate.to_json()
+                write_atomically(
+                    args.certificate, json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+                )
 
     if fmt == "json":
         stdout.write(json.dumps(render_json(result), indent=2, ensure_ascii=False) + "\n")

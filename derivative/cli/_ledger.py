@@ -15,7 +15,7 @@ from typing import TextIO
 from derivative import api
 from derivative._errors import ExitCode
 
-from ._arguments import add_specs, positive_int
+from ._arguments import add_specs, load_specs, positive_int
 
 STATUS_HELP = "was this candidate verified against this version of the contract?"
 LOG_HELP = "list the ledger's build records, newest first"
@@ -40,7 +40,7 @@ def status_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_status(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """0 when verified against this version, 1 otherwise."""
-    loaded = api.load(args.specs)
+    loaded = load_specs(args)
     answer = api.ledger_status(loaded, args.candidate, module=args.module, state=args.state)
     if args.json:
         record = answer.record

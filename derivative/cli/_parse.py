@@ -14,7 +14,7 @@ from typing import TextIO
 from derivative import api
 from derivative._errors import ExitCode
 
-from ._arguments import add_specs
+from ._arguments import add_specs, load_specs
 
 HELP = "parse and type-check a requirement set"
 
@@ -54,7 +54,7 @@ def _clause(expr: str, exception: str | None, kind: str) -> str:
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Parse and type-check a requirement set; show what was understood."""
-    loaded = api.load(args.specs)
+    loaded = load_specs(args)
     if args.json:
         stdout.write(json.dumps(api.contract_json(loaded), indent=2, ensure_ascii=False) + "\n")
         return ExitCode.OK

@@ -19,7 +19,7 @@ from typing import Any, NoReturn, TextIO
 from derivative import __version__
 from derivative._errors import EXIT_LABELS, UsageError
 
-__all__ = ["ArgumentsError", "Command", "CommandRun", "Exit", "build_parser"]
+__all__ = ["ArgumentsError", "Command", "CommandRun", "Exit", "build_parser", "parse_command_line"]
 
 CommandRun = Callable[[argparse.Namespace, TextIO, TextIO], int]
 """A command's body: ``(args, stdout, stderr) -> exit code``; it never exits or prints."""
@@ -137,5 +137,16 @@ def build_parser(
         )
         if named is None or tuple(named[: len(command.path)]) == command.path:
             command.arguments(sub)
-        sub.set_defaults(run=command.run)
+        sub.set_defaults(run=command.run, command_usage=sub.format_usage)
     return root
+
+
+def parse_command_line(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, except that a word no parser knows is reported with the
+    usage of the command it was given to (``derivative check --bogus`` shows ``check``'s
+    usage, not the top level's): argparse leaves such words to the top-level parser."""
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        usage = getattr(args, "command_usage", None) or parser.format_usage
+        raise ArgumentsError(f"unrecognized arguments: {' '.join(extras)}", usage())
+    return args

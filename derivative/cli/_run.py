@@ -31,8 +31,11 @@ from ._arguments import (
     add_seed,
     add_specs,
     events_to,
+    load_specs,
     positive_seconds,
+    refuse_with,
 )
+from ._progress import gates
 
 HELP = "run an untrusted implementation in a sandbox and judge it against a requirement set"
 
@@ -51,6 +54,9 @@ def arguments(p: argparse.ArgumentParser) -> None:
     add_policy(p, "the posture policy: default, permissive, or a policy .json file")
     add_examples(p, RunOptions.examples)
     p.add_argument("--json", action="store_true", help="print the derivative.run/v1 document")
+    p.add_argument("--verbose", action="store_true",
+                   help="interleavings also name the bytecode instructions (where each "
+                   "thread was preempted, what each row executed)")
     add_seed(p, "a random seed (default: derandomised, the same inputs every run)")
     add_events(p)
     p.add_argument("--call-timeout", type=positive_seconds, default=Limits.call_timeout,
@@ -70,15 +76,18 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
     if args.module is not None and not args.module:
         raise UsageError("--module must not be empty")
-    loaded = api.load(args.specs)
+    refuse_with("--image", args.image is not None and args.sandbox == "process",
+                "names the Docker image; --sandbox process runs no image (drop one of them)")
+    loaded = load_specs(args)
     options = RunOptions(
         candidate=args.candidate, module=args.module, sandbox=args.sandbox,
         policy=args.policy, examples=args.examples, seed=args.seed,
         limits=Limits(call_timeout=args.call_timeout, run_timeout=args.run_timeout),
-        image=args.image,
+        image=args.image, verbose=bool(args.verbose),
     )
-    with events_to(args.events):
-        report = api.run_candidate(loaded, options)
+    with events_to(args.events), gates(stderr, json_output=args.json,
+                                       title=f"run {loaded.name}") as progress:
+        report = api.run_candidate(loaded, options, progress=progress)
     if args.json:
         stdout.write(json.dumps(report.to_json(), indent=2, sort_keys=True,
                                 ensure_ascii=False) + "\n")

@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import TYPE_CHECKING, TextIO
 
 from derivative import api
 from derivative._errors import ExitCode, exit_code_for
 from derivative._files import write_atomically
 
-from ._arguments import add_examples, add_seed, add_specs
+from ._arguments import add_examples, add_seed, add_specs, load_specs, refuse_with
+from ._progress import gates
 
 if TYPE_CHECKING:
     from derivative.api import TestOptions
@@ -47,18 +49,39 @@ def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true",
                    help="when running: print the derivative.run/v1 obligations document")
     add_seed(p, "when running: a random seed (default: derandomised, reproducible)")
+    p.add_argument("--verbose", action="store_true",
+                   help="when running: interleavings also name the bytecode instructions")
 
 
 def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     """Write the module (``-o``) or run the obligations; the exit code."""
     from derivative.api import TestOptions
 
-    loaded = api.load(args.specs)
+    _refuse_ignored(args)
+    loaded = load_specs(args)
     options = TestOptions(target=args.target, module=args.module, output=args.output,
-                          examples=args.examples, seed=args.seed)
+                          examples=args.examples, seed=args.seed, verbose=bool(args.verbose))
     if options.output:
         return _write(loaded, options, stdout)
-    return _run(loaded, options, args.json, stdout)
+    return _run(loaded, options, args.json, stdout, stderr)
+
+
+def _refuse_ignored(args: argparse.Namespace) -> None:
+    """Flags that this combination would silently ignore are bad input."""
+    writing = args.output is not None
+    refuse_with("--json", writing and args.json,
+                "prints the report of a run; with -o the tests are written, not run "
+                "(drop -o to run them, or --json to write them)")
+    refuse_with("--seed", writing and args.seed is not None,
+                "seeds a run; with -o the tests are written, not run, and the written module "
+                "draws its own inputs (drop -o to run them, or --seed to write them)")
+    refuse_with("--verbose", writing and args.verbose,
+                "details the report of a run; with -o the tests are written, not run")
+    folder = os.path.isdir(args.target)
+    refuse_with("--module", args.module is not None and not folder,
+                f"names the module inside a folder given as --target; {args.target} is "
+                + ("a .py file, imported from its file" if args.target.endswith(".py")
+                   else "a module name, imported as it is") + " (drop --module)")
 
 
 def _write(loaded: api.LoadedContract, options: TestOptions, stdout: TextIO) -> int:
@@ -71,8 +94,9 @@ def _write(loaded: api.LoadedContract, options: TestOptions, stdout: TextIO) -> 
 
 
 def _run(loaded: api.LoadedContract, options: TestOptions, as_json: bool,
-         stdout: TextIO) -> int:
-    evidence = api.run_tests(loaded, options)
+         stdout: TextIO, stderr: TextIO) -> int:
+    with gates(stderr, json_output=as_json, title=f"tests {loaded.name}") as progress:
+        evidence = api.run_tests(loaded, options, progress=progress)
     if as_json:
         from derivative.api import RunDocument
 

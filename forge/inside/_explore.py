@@ -118,11 +118,13 @@ from __future__ import annotations
 
 import _thread
 import dis
+import enum
 import functools
 import gc
 import heapq
 import linecache
 import os
+import re
 import sys
 import sysconfig
 import threading
@@ -143,6 +145,7 @@ __all__ = [
     "default_trace_filter",
     "explore",
     "files_filter",
+    "plain",
     "replay",
     "runs",
 ]
@@ -1600,12 +1603,46 @@ def replay(
 # --------------------------------------------------------------------------- traces
 
 
-def _short(value: object, limit: int = 60) -> str:
+def _shown(value: object, depth: int = 0) -> str:
+    """A value as the contract's reports write it: enum members as ``Outcome.ok``, strings in
+    double quotes, ``true``/``false``/``none``; an object without a readable form as
+    ``<Name object>`` (no memory address, which says nothing and changes every run)."""
+    if value is None or isinstance(value, bool):
+        return {None: "none", True: "true", False: "false"}[value]
+    if isinstance(value, enum.Enum):
+        try:
+            return f"{type(value).__name__}.{value.name}"
+        except Exception:  # a hostile enum: fall through to its repr
+            pass
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (list, tuple)) and depth < 3:
+        return "[" + ", ".join(_shown(v, depth + 1) for v in value[:20]) + \
+            (", ...]" if len(value) > 20 else "]")
     try:
         text = repr(value)
     except Exception:  # a broken __repr__ must not break the report
-        text = f"<{type(value).__name__}>"
+        return f"<{type(value).__name__} object>"
+    if text.startswith("<") and " at 0x" in text:
+        return f"<{type(value).__name__} object>"
+    return text
+
+
+def _short(value: object, limit: int = 60) -> str:
+    text = _shown(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_OPS_ROW = re.compile(r"   \[[A-Z0-9_ .]*\]$", re.MULTILINE)
+_OPS_SWITCH = re.compile(r"(preempts .+?) before [A-Z][A-Z0-9_]* at ")
+
+
+def plain(text: str) -> str:
+    """A trace or a schedule without the bytecode instructions: the ``[LOAD_ATTR CALL]`` at
+    the end of each row and the instruction a thread was preempted before.  Rows and
+    switches keep their file, line and source text, which is what a person follows; the
+    instructions are detail for whoever asks for it (``--verbose``)."""
+    return _OPS_SWITCH.sub(r"\1 at ", _OPS_ROW.sub("", text))
 
 
 def _switch_reason(

@@ -312,6 +312,11 @@ class Channel:
 # --------------------------------------------------------------------------- values
 
 
+class Undefined(LookupError):
+    """The candidate does not provide a name the host asked for (a function, a class, a
+    method), or provides it as something else; reported as ``SandboxUndefined``."""
+
+
 class DecodeError(Exception):
     """An argument the worker cannot turn into a Python value."""
 
@@ -330,13 +335,13 @@ class Candidate:
         target = self.binds.get(name)
         if target is None:
             if not hasattr(self.module, name):
-                raise LookupError(f"the candidate defines no {name!r}")
+                raise Undefined(f"the candidate defines no {name}")
             return getattr(self.module, name)
         module_name, _, attr_path = target.partition(":")
         obj: Any = importlib.import_module(module_name) if module_name else self.module
         for part in (attr_path or name).split("."):
             if not hasattr(obj, part):
-                raise LookupError(f"bind {name} -> {target}: no attribute {part!r}")
+                raise Undefined(f"bind {name} to {target!r}: no attribute {part!r}")
             obj = getattr(obj, part)
         return obj
 
@@ -496,6 +501,17 @@ def exception_info(exc: BaseException, phase: str) -> dict[str, Any]:
         message = "<unprintable exception>"
     return {"mro": [e[0] for e in entries], "modules": [e[1] for e in entries],
             "builtin": [e[2] for e in entries], "message": message, "phase": phase}
+
+
+def _lookup_failure(exc: BaseException) -> dict[str, Any]:
+    """A failed lookup: ``SandboxUndefined`` when the candidate lacks the name (the host
+    reports that once), ``SandboxLookupError`` for another lookup error of the worker's,
+    else the exception the candidate's code raised while being looked up."""
+    if isinstance(exc, Undefined):
+        return _synthetic("SandboxUndefined", "LookupError", str(exc), "lookup")
+    if isinstance(exc, LookupError):
+        return _synthetic("SandboxLookupError", "LookupError", str(exc), "lookup")
+    return exception_info(exc, "lookup")
 
 
 def _synthetic(name: str, base: str, message: str, phase: str) -> dict[str, Any]:
@@ -920,20 +936,27 @@ class Worker:
         try:
             if op == "call":
                 function = candidate.resolve(target)
+                if not callable(function):
+                    raise Undefined(f"the candidate's {target} is not a function")
             elif op == "new_instance":
                 function = candidate.resolve(target)
                 if not isinstance(function, type):
-                    raise LookupError(f"{target} is not a class")
+                    raise Undefined(f"the candidate's {target} is not a class")
             else:
                 handle = request.get("instance")
                 if handle not in candidate.instances:
                     raise LookupError(f"no instance {handle!r}")
-                function = getattr(candidate.instances[handle], target)
-            if not callable(function):
-                raise LookupError(f"{target} is not callable")
+                instance = candidate.instances[handle]
+                try:
+                    function = getattr(instance, target)
+                except AttributeError:
+                    raise Undefined(f"the candidate's {type(instance).__name__} has no method "
+                                    f"{target}") from None
+                if not callable(function):
+                    raise Undefined(f"the candidate's {type(instance).__name__}.{target} is "
+                                    "not a method")
         except BaseException as exc:
-            self.fail(rid, _synthetic("SandboxLookupError", "LookupError", str(exc), "lookup")
-                      if isinstance(exc, LookupError) else exception_info(exc, "lookup"))
+            self.fail(rid, _lookup_failure(exc))
             return
         try:
             args = [decode(a, candidate) for a in raw_args]
@@ -1016,10 +1039,9 @@ class Worker:
         try:
             cls = candidate.resolve(target)
             if not isinstance(cls, type):
-                raise LookupError(f"{target} is not a class")
+                raise Undefined(f"the candidate's {target} is not a class")
         except BaseException as exc:
-            self.fail(rid, _synthetic("SandboxLookupError", "LookupError", str(exc), "lookup")
-                      if isinstance(exc, LookupError) else exception_info(exc, "lookup"))
+            self.fail(rid, _lookup_failure(exc))
             return
         try:
             explorer = self.load_explorer()

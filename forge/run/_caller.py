@@ -16,6 +16,9 @@ from ..sandbox import ExploreBatch, SetupRef, WireOutcome
 from ..testing import EngineError, Interleaving, Outcome, Raised, Ref
 from ._replay import Recording
 
+UNDEFINED = "SandboxUndefined"
+"""The class the worker reports when the candidate lacks a name the host asked for."""
+
 
 def _sandbox_class(status: str) -> str:
     """The class name a failed sandbox request shows as: ``timeout`` -> ``SandboxTimeout``."""
@@ -55,6 +58,8 @@ class SandboxCaller:
         exc = getattr(result, "exc", None)
         if status == "raised" and exc is not None:
             return Outcome(raised=self._raised(exc))
+        if exc is not None and tuple(exc.classes)[:1] == (UNDEFINED,) and exc.phase == "lookup":
+            return Outcome.missing(str(exc.message))
         detail = getattr(result, "detail", "") or (exc.message if exc is not None else "")
         return Outcome(raised=Raised((_sandbox_class(str(status)),), str(detail)))
 

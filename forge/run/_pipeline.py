@@ -49,6 +49,7 @@ from ..posture import DEFAULT_POLICY, PostureVerdict, validate_path
 from ..sandbox import BackendName, Launcher, Limits, RunReceipt, Sandbox, open_sandbox
 from ..testing import Engine, EngineOptions, RunEvidence
 from ._caller import SandboxCaller
+from ._candidate import refuse_unreadable
 from ._document import RunDocument, RunStatus
 from ._early import EarlySandbox
 from ._replay import Recording, replay
@@ -87,6 +88,8 @@ class RunOptions:
     """Call and run time limits and the sandbox's resource limits."""
     image: str | None = None
     """The Docker image (None: ``forge.sandbox.DEFAULT_TAG``); never pulled."""
+    verbose: bool = False
+    """Interleavings in the report name the bytecode instructions (``EngineOptions``)."""
 
 
 @dataclass
@@ -162,9 +165,7 @@ class RunReport:
             if counts:
                 lines.append("obligations: " + ", ".join(
                     f"{n} {s}" for s, n in sorted(counts.items())))
-            for o in self.evidence.obligations:
-                if o.status in ("failed", "unexercised"):
-                    lines.append(o.explain())
+            lines.extend(self.evidence.explanations())
         if self.replay is not None:
             bad = len(self.replay["mismatches"])
             lines.append(f"replay: {self.replay['calls']} calls and {self.replay['histories']} "
@@ -192,11 +193,14 @@ def _binds(info: TypeInfo) -> dict[str, str]:
     return {d.name: d.target for d in info.contract.declarations if isinstance(d, BindDecl)}
 
 
-def _feasibility(info: TypeInfo) -> tuple[str, str, list[str]]:
+def _feasibility(info: TypeInfo, progress: Callable[[str, str], None] | None = None
+                 ) -> tuple[str, str, list[str]]:
     """The solver's word on the contract: (status, reason, unknown questions)."""
     from derivative.solver import CheckOptions, check
 
-    result = check(info.contract, info, CheckOptions())
+    told = progress or _quiet
+    result = check(info.contract, info, CheckOptions(),
+                   progress=lambda step, detail: told("feasibility", f"question {detail}"))
     unknowns = [f"{u.question}: {u.reason}" for u in result.unknowns]
     if result.status == "infeasible_proven":
         ids = ", ".join(result.cores[0].ids) if result.cores else "?"
@@ -206,14 +210,17 @@ def _feasibility(info: TypeInfo) -> tuple[str, str, list[str]]:
 
 
 def run_candidate(
-    info: TypeInfo, options: RunOptions, *, launcher: Launcher | None = None
+    info: TypeInfo, options: RunOptions, *, launcher: Launcher | None = None,
+    progress: Callable[[str, str], None] | None = None,
 ) -> RunReport:
     """Run the pipeline of the module docstring; raises only for bad input
-    (``UsageError``: a missing candidate, a bad module name, an unknown policy)."""
+    (``UsageError``: a missing candidate, a folder without its module, a bad module name,
+    an unknown policy; ``CandidateSourceError``: a file that is not Python source), and
+    for the candidate before the contract's feasibility is decided.  ``progress(step,
+    detail)`` hears of each step (``feasibility``, then those of ``judge_candidate``)."""
     spec = _spec_identity(info)
-    if not os.path.exists(options.candidate):
-        raise UsageError(f"candidate {options.candidate} does not exist")
-    status, reason, unknowns = _feasibility(info)
+    refuse_unreadable(options.candidate, options.module)  # before the solver spends its time
+    status, reason, unknowns = _feasibility(info, progress)
     if status == "infeasible_proven":
         report = RunReport("infeasible_proven", reason, spec, options, unknowns=unknowns)
         return report
@@ -224,7 +231,7 @@ def run_candidate(
             "the run went on (see unknowns)"
         )
     return judge_candidate(info, options, launcher=launcher, unknowns=unknowns,
-                           warnings=warnings)
+                           warnings=warnings, progress=progress)
 
 
 def judge_candidate(
@@ -239,14 +246,17 @@ def judge_candidate(
     """Steps 2-5 of the module docstring for a contract already known not to be
     infeasible (``derivative build`` decides feasibility once, then judges each attempt).
 
-    ``progress(step, detail)``, when given, is called as the sandbox starts (``sandbox``)
-    and as the obligations start (``obligations``; closing the sandbox is part of it)."""
+    ``progress(step, detail)``, when given, is called as the posture check starts
+    (``posture``), as the sandbox starts (``sandbox``), as the obligations start and as
+    they go (``obligations``: the function or system, the calls so far; closing the
+    sandbox is part of it) and as the replay starts (``replay``)."""
     progress = progress or _quiet
     spec = _spec_identity(info)
     if not os.path.exists(options.candidate):
         raise UsageError(f"candidate {options.candidate} does not exist")
     report = RunReport("failed", "", spec, options, unknowns=list(unknowns or []),
                        warnings=list(warnings or []))
+    progress("posture", f"the candidate's source under policy {options.policy}")
     verdict = validate_path(options.candidate, options.policy)
     report.posture = verdict
     if not verdict.accepted:
@@ -312,8 +322,9 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
     base = settings(derandomize=options.seed is None)
     engine = Engine(
         info, SandboxCaller(sandbox, recording),
-        EngineOptions(examples=options.examples, settings=base, seed=options.seed),
-        target=options.candidate,
+        EngineOptions(examples=options.examples, settings=base, seed=options.seed,
+                      verbose=options.verbose),
+        target=options.candidate, progress=progress,
     )
     try:
         evidence = engine.run()
@@ -346,9 +357,7 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
         report.reason = (f"every obligation passed or was proved vacuous ({judged} judged "
                          "inputs, every possible trigger hit)")
     else:
-        bad = [o.id for o in evidence.failed()]
-        report.reason = evidence.nondeterminism_prefix() + \
-            f"{len(bad)} obligation{'s' if len(bad) != 1 else ''} did not pass: " + ", ".join(bad)
+        report.reason = evidence.failure_reason()
 
 
 def _replay(recording: Recording, report: RunReport, early: EarlySandbox) -> None:

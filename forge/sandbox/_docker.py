@@ -50,7 +50,7 @@ from ._channel import (
     stage_value,
     wait_writable,
 )
-from ._image import DEFAULT_TAG, FIX_OFFLINE, docker_client
+from ._image import DEFAULT_TAG, FIX_OFFLINE, docker_client, docker_error
 from ._process import verify_credentials, verify_environment
 from ._sandbox import Launcher, Limits, Running, Staged
 
@@ -316,7 +316,8 @@ class DockerLauncher(Launcher):
                 f"the sandbox image {image} is not present (it is never pulled); {FIX_OFFLINE}"
             ) from None
         except APIError as exc:
-            raise SandboxUnavailable(f"the Docker engine failed to look up {image}: {exc}") from exc
+            raise SandboxUnavailable(f"the Docker engine failed to look up {image}: "
+                                     f"{docker_error(exc)}") from exc
         client.api.timeout = 120
         return cls(client, str(found.id), image)
 
@@ -377,7 +378,8 @@ class DockerLauncher(Launcher):
                 with contextlib.suppress(Exception):
                     api.remove_container(cid, force=True)
                 _LIVE.pop(cid, None)
-            raise SandboxUnavailable(f"the Docker sandbox could not start: {exc}") from exc
+            raise SandboxUnavailable(
+                f"the Docker sandbox could not start: {docker_error(exc)}") from exc
         transport = AttachTransport(sock)
         running = DockerRunning(self.client, cid, transport,
                                 FrameChannel(transport, transcript), (), self.image_id)
@@ -401,6 +403,7 @@ class DockerLauncher(Launcher):
             diagnostics = running.diagnostics()
             running.kill()
             running.finish(timeout=2.0)
-            reason = f"the Docker sandbox did not finish its set-up: {exc}"
+            why = docker_error(exc) if isinstance(exc, DockerException) else str(exc)
+            reason = f"the Docker sandbox did not finish its set-up: {why}"
             raise SandboxUnavailable(reason + (f"\n{diagnostics}" if diagnostics else "")) from exc
         return running

@@ -100,7 +100,7 @@ def _cgroup_facts(report: Report) -> None:
     folders = cgroup.folders if cgroup is not None else {}
     if "pids" in folders:
         report.add("cgroup pids", True,
-                   f"a nested cgroup with pids.max works ({folders['pids'][0]})")
+                   f"a nested cgroup with pids.max works (under {folders['pids'][0].parent})")
     else:
         report.add("cgroup pids", False, "cannot create a cgroup with pids.max here; only "
                    "RLIMIT_NPROC limits processes (it counts every process of the id)")
@@ -113,7 +113,7 @@ def _cgroup_facts(report: Report) -> None:
                 "swappiness 0", "unaccounted": "swap not counted"}[cgroup.swap]
         report.add("memory budget", cgroup.swap == "none",
                    f"cgroup {version} ({files}; {swap}): one budget for every process of "
-                   f"the sandbox ({folders['memory'][0]})")
+                   f"the sandbox (under {folders['memory'][0].parent})")
     else:
         report.add("memory budget", False,
                    "rlimit fallback: no usable memory cgroup here, so RLIMIT_NPROC is lowered "

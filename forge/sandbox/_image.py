@@ -174,6 +174,44 @@ def debian_mirror(sources: Iterable[AptSource]) -> tuple[AptSource, str]:
 # --------------------------------------------------------------------------- docker
 
 
+def _causes(exc: BaseException) -> list[BaseException]:
+    """``exc`` and every exception it wraps (causes, contexts, exception arguments and
+    urllib3's ``reason``), breadth first, each once."""
+    seen: list[BaseException] = []
+    queue = [exc]
+    while queue and len(seen) < 32:
+        e = queue.pop(0)
+        if any(e is s for s in seen):
+            continue
+        seen.append(e)
+        queue.extend(x for x in (e.__cause__, e.__context__, getattr(e, "reason", None),
+                                 *getattr(e, "args", ()))
+                     if isinstance(x, BaseException))
+    return seen
+
+
+def engine_address() -> str:
+    """Where the Docker SDK looks for the engine (``$DOCKER_HOST``, else its socket)."""
+    return os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+
+
+def docker_error(exc: BaseException) -> str:
+    """A Docker SDK exception in plain words: the engine's own explanation, else the
+    operating system's error at the bottom of the chain (``Connection refused``), else the
+    first line of the message; never the nested reprs the SDK and urllib3 build
+    (``('Connection aborted.', FileNotFoundError(2, ...))``)."""
+    explanation = getattr(exc, "explanation", None)
+    if isinstance(explanation, (str, bytes)) and explanation:
+        text = explanation.decode(errors="replace") if isinstance(explanation, bytes) \
+            else explanation
+        return text.strip().splitlines()[0]
+    for cause in reversed(_causes(exc)):
+        if isinstance(cause, OSError) and cause.strerror:
+            return cause.strerror[0].lower() + cause.strerror[1:]
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text if "(" not in text else text.split("(")[0].rstrip(" :")
+
+
 def docker_client(timeout: int = 600) -> Any:
     """A Docker SDK client that has answered a ping; SandboxUnavailable otherwise."""
     try:
@@ -188,8 +226,8 @@ def docker_client(timeout: int = 600) -> Any:
         client.ping()
     except DockerException as exc:
         raise SandboxUnavailable(
-            f"no Docker engine answers ({exc}); start one (e.g. `dockerd &`) "
-            "or use `--sandbox process`"
+            f"no Docker engine answers at {engine_address()} ({docker_error(exc)}); start one "
+            "(e.g. `dockerd &`) or use `--sandbox process`"
         ) from exc
     return client
 
@@ -303,7 +341,9 @@ def _build_offline(client: Any, tag: str, progress: Progress) -> str:
             raise SandboxUnavailable(f"docker import finished but {tag} is not there")
         return image_id
     except subprocess.CalledProcessError as exc:
-        raise SandboxUnavailable(f"packing the image failed: {exc.stderr!r:.500}") from exc
+        stderr = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) \
+            else str(exc.stderr or "")
+        raise SandboxUnavailable(f"packing the image failed: {stderr.strip()[:500]}") from exc
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -329,7 +369,8 @@ def _smoke_test(client: Any, image_id: str, progress: Progress) -> None:
             security_opt=["no-new-privileges"], remove=True, stdout=True, stderr=True,
         )
     except DockerException as exc:
-        raise SandboxUnavailable(f"the new image does not run Python: {exc}") from exc
+        raise SandboxUnavailable(
+            f"the new image does not run Python: {docker_error(exc)}") from exc
     text = output.decode(errors="replace").strip() if isinstance(output, bytes) else str(output)
     digits = [int(x) for x in text.strip("()").replace(" ", "").split(",") if x.isdigit()]
     if len(digits) != 2 or tuple(digits) < (3, 10):

@@ -250,8 +250,12 @@ def stage_candidate(path: str | os.PathLike[str], module: str | None = None, *,
             if source.suffix != ".py":
                 raise UsageError(f"candidate {source} is not a .py file")
             name = module or source.stem
+            if module is not None and "." in module:
+                raise UsageError(f"--module {module!r}: a .py candidate is imported as one "
+                                 "module, so its name has no dots")
             if not _module_name_ok(name) or "." in name:
-                raise UsageError(f"candidate file name {source.name!r} is not a module name")
+                raise UsageError(f"candidate file name {source.name!r} is not a module name: "
+                                 "give --module NAME")
             shutil.copyfile(source, candidate / f"{name}.py")
         elif (source / "__init__.py").is_file() and module is None:
             name = source.name

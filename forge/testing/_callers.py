@@ -16,11 +16,28 @@ from derivative._errors import DerivativeError
 
 from ._oracle import Outcome
 
-__all__ = ["Caller", "ConcurrentCaller", "EngineError", "Interleaving", "Ref"]
+__all__ = ["Caller", "ConcurrentCaller", "EngineError", "Interleaving", "Ref", "Undefined",
+           "defined"]
 
 
 class EngineError(DerivativeError):
     """The engine could not run at all (a target that cannot be imported, say)."""
+
+
+class Undefined(Exception):
+    """A call's outcome says the candidate lacks what the contract names: the run of that
+    function or system stops, and its obligations are reported once, as not judged."""
+
+    def __init__(self, sentence: str) -> None:
+        super().__init__(sentence)
+        self.sentence = sentence
+
+
+def defined(outcome: Outcome) -> Outcome:
+    """``outcome``, unless it says the candidate lacks the name called (``Undefined``)."""
+    if outcome.undefined is not None:
+        raise Undefined(outcome.undefined)
+    return outcome
 
 
 # --------------------------------------------------------------------------- callers

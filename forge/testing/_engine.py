@@ -44,11 +44,12 @@ from derivative._canon import contract_identity
 from derivative._typecheck import TypeInfo
 from derivative.solver import Plan, Trigger, clear_cache, plan_for, space_for
 
-from ._callers import Caller
+from ._callers import Caller, Undefined, defined
 from ._counting import _Counts
 from ._evidence import ObligationEvidence, RunEvidence, TriggerEvidence
 from ._flaky import first_failure, nondeterministic
 from ._oracle import Failure, Judge, Outcome, describe_input, describe_outcome, make_evaluator
+from ._storage import private_storage
 from ._strategies import InputGen, Region, spec_alphabet
 from ._system import _SystemRunner
 
@@ -105,6 +106,9 @@ class EngineOptions:
     """Base Hypothesis settings (default: the active profile)."""
     seed: int | None = None
     """A Hypothesis seed for the property runs of functions (None: the settings decide)."""
+    verbose: bool = False
+    """Reports name the bytecode instructions of an interleaving (where each thread was
+    preempted, what each row executed); by default only files, lines and source text."""
 
 
 class Engine:
@@ -112,12 +116,17 @@ class Engine:
 
     def __init__(
         self, info: TypeInfo, caller: Caller, options: EngineOptions | None = None,
-        *, target: str = "",
+        *, target: str = "", progress: Callable[[str, str], None] | None = None,
     ) -> None:
         self.info = info
         self.caller = caller
         self.options = options or EngineOptions()
         self.target = target
+        self.progress = progress
+        """Told ``("obligations", "2 of 3: parse_minutes; 150 calls so far")`` as each
+        function or system starts and every ``TICK`` calls (for a status line)."""
+        self.calls = 0
+        self.where = ""
         self.evaluator = make_evaluator(info)
         self.judges: dict[str, Judge] = {}
         self.plans: dict[str, Plan] = {}
@@ -125,6 +134,14 @@ class Engine:
         self.stats: dict[str, Any] = {}
 
     # ------------------------------------------------------------------ helpers
+
+    TICK = 50
+
+    def tick(self) -> None:
+        """One more call made: every ``TICK`` calls the progress callback hears of it."""
+        self.calls += 1
+        if self.progress is not None and self.calls % self.TICK == 0:
+            self.progress("obligations", f"{self.where}; {self.calls} calls so far")
 
     def judge_of(self, owner: str) -> Judge:
         if owner not in self.judges:
@@ -239,11 +256,16 @@ class Engine:
                 "sha256": contract_identity(contract)}
         evidence = RunEvidence(spec=spec, target=self.target)
         # Hypothesis reports failing steps (stateful runs) on stdout by default; the engine
-        # turns every failure into evidence, and stdout may be a JSON document
-        with with_reporter(_silent):
-            for d in contract.declarations:
-                if owners is not None and d.name not in owners:
-                    continue
+        # turns every failure into evidence, and stdout may be a JSON document; and it
+        # writes nothing into the user's folder (_storage.py)
+        with with_reporter(_silent), private_storage():
+            chosen = [d for d in contract.declarations
+                      if isinstance(d, (FunctionDecl, SystemDecl))
+                      and (owners is None or d.name in owners)]
+            for n, d in enumerate(chosen, start=1):
+                self.where = f"{n} of {len(chosen)}: {d.name}"
+                if self.progress is not None:
+                    self.progress("obligations", f"{self.where}; {self.calls} calls so far")
                 if isinstance(d, FunctionDecl):
                     evidence.obligations.extend(self.run_function(d.name))
                 elif isinstance(d, SystemDecl):
@@ -256,6 +278,37 @@ class Engine:
 
     def run_function(self, name: str) -> list[ObligationEvidence]:
         """Every obligation of function ``name``: examples, then the property run."""
+        try:
+            return self._run_function(name)
+        except Exception as exc:
+            missing = first_failure(exc, Undefined)
+            if missing is None:
+                raise
+            return self._undefined(name, missing.sentence)
+
+    def _undefined(self, owner: str, sentence: str) -> list[ObligationEvidence]:
+        """The candidate lacks ``owner`` (or part of it): each of its obligations fails
+        with that one sentence, which the reports show once for all of them."""
+        decl = self.info.contract.decl(owner)
+        judged: list[tuple[str, Any]] = []
+        for q in [op.qualname for op in decl.operations] if isinstance(decl, SystemDecl) \
+                else [owner]:
+            j = self.judge_of(q)
+            judged.extend((q, o) for o in (*j.examples, *j.requires, *j.judged_obligations))
+        judged.extend((owner, o) for o in self.info.contract.obligations_of(owner)
+                      if o.kind == "invariant")
+        out: list[ObligationEvidence] = []
+        for q, o in judged:
+            ev = ObligationEvidence(id=o.id, kind=o.kind, owner=q, file=o.file,
+                                    line=o.line, text=o.text)
+            ev.message = f"{o.id} ({o.file}:{o.line}) cannot be judged: {sentence}"
+            ev.counterexample = {"undefined": sentence, "got": sentence,
+                                 "required": f"{owner} as the contract declares it",
+                                 "message": ev.message}
+            out.append(ev)
+        return _in_contract_order(self.info, out)
+
+    def _run_function(self, name: str) -> list[ObligationEvidence]:
         judge = self.judge_of(name)
         plan = self.plan_of(name)
         out = [self._run_example(name, o, judge) for o in judge.examples]
@@ -299,11 +352,11 @@ class Engine:
             system, _, op = owner.partition(".")
             handle = self.caller.new_instance(system)
             if isinstance(handle, Outcome):
-                outcome = handle
+                outcome = defined(handle)
             else:
-                outcome = self.caller.method(handle, op, [args[n] for n in names])
+                outcome = defined(self.caller.method(handle, op, [args[n] for n in names]))
         else:
-            outcome = self.caller.call(owner, [args[n] for n in names])
+            outcome = defined(self.caller.call(owner, [args[n] for n in names]))
         failure = judge.judge_example(o, outcome)
         if failure is not None:
             ev.counterexample = _counterexample(failure)
@@ -330,7 +383,11 @@ class Engine:
             last: list[tuple[str, str]] = []
             body = self._function_body(name, names, judge, plan, counts, masked, last)
             test = given(gen.strategy(self._regions(name)))(body)
-            for inp in explicit:
+            # Hypothesis tries explicit examples in the order they were written as
+            # decorators, i.e. the last applied first: applied in reverse, the plan's first
+            # (simplest: a boundary) input is tried first, and the input a failure reports
+            # is the one the written test module (codegen) reports too.
+            for inp in reversed(explicit):
                 test = example(inp)(test)
             test = self._settings(max_examples=self.options.examples)(test)
             if self.options.seed is not None:
@@ -373,7 +430,8 @@ class Engine:
         def body(inp: dict[str, object]) -> None:
             if not judge.admits(inp):
                 reject()
-            outcome = self.caller.call(name, [inp[n] for n in names])
+            self.tick()
+            outcome = defined(self.caller.call(name, [inp[n] for n in names]))
             last[:] = [(describe_input(judge.func, inp), describe_outcome(outcome))]
             j = judge.judge(inp, outcome)
             counts.record(j.judged, plan.triggers, self._hits(plan, inp))
@@ -391,7 +449,13 @@ class Engine:
         decl = self.info.contract.decl(name)
         assert isinstance(decl, SystemDecl)
         runner = _SystemRunner(self, decl)
-        return _in_contract_order(self.info, runner.run())
+        try:
+            return _in_contract_order(self.info, runner.run())
+        except Exception as exc:
+            missing = first_failure(exc, Undefined)
+            if missing is None:
+                raise
+            return self._undefined(name, missing.sentence)
 
 
 def _is_vacuous(o: Obligation | Any, plan: Plan) -> bool:

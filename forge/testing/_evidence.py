@@ -167,6 +167,54 @@ class RunEvidence:
                 return f"nondeterministic: {line}; "
         return ""
 
+    def undefined(self) -> dict[str, list[str]]:
+        """What the candidate lacks (a sentence each) and the obligations that therefore
+        could not be judged, in the contract's order."""
+        groups: dict[str, list[str]] = {}
+        for o in self.obligations:
+            sentence = (o.counterexample or {}).get("undefined")
+            if sentence:
+                groups.setdefault(str(sentence), []).append(o.id)
+        return groups
+
+    def failure_reason(self) -> str:
+        """Why a failed run failed, in one sentence: a nondeterminism first, then what the
+        candidate lacks (said once, with how many obligations it leaves unjudged), then the
+        other obligations that did not pass."""
+        groups = self.undefined()
+        unjudged = {i for ids in groups.values() for i in ids}
+        parts: list[str] = []
+        if groups:
+            n = len(unjudged)
+            parts.append("; ".join(groups) + f" ({n} obligation{'s' if n != 1 else ''} not "
+                         "judged)")
+        others = [o.id for o in self.failed() if o.id not in unjudged]
+        if others:
+            parts.append(f"{len(others)} obligation{'s' if len(others) != 1 else ''} did not "
+                         "pass: " + ", ".join(others))
+        return self.nondeterminism_prefix() + "; ".join(parts)
+
+    def explanations(self) -> list[str]:
+        """A paragraph per obligation that did not pass; what the candidate lacks is said
+        once, with the obligations it leaves unjudged, instead of once per obligation."""
+        lines: list[str] = []
+        groups = self.undefined()
+        if len(groups) == 1:
+            [(sentence, ids)] = groups.items()
+            noun = "obligation" if len(ids) == 1 else "obligations"
+            lines.append(f"not judged: {sentence}, so {len(ids)} {noun} could not be judged: "
+                         + ", ".join(ids))
+        elif groups:
+            n = sum(len(ids) for ids in groups.values())
+            lines.append(f"not judged: the candidate lacks what the contract names, so {n} "
+                         "obligations could not be judged:")
+            lines.extend(f"  {sentence}: {', '.join(ids)}" for sentence, ids in groups.items())
+        for o in self.obligations:
+            if o.status in ("failed", "unexercised") and \
+                    not (o.counterexample or {}).get("undefined"):
+                lines.append(o.explain())
+        return lines
+
     def by_id(self) -> dict[str, ObligationEvidence]:
         return {o.id: o for o in self.obligations}
 
@@ -181,8 +229,7 @@ class RunEvidence:
         elif self.status == "passed":
             reason = "every obligation passed or was proved vacuous"
         else:
-            reason = self.nondeterminism_prefix() + f"{len(self.failed())} obligation(s) did " \
-                "not pass: " + ", ".join(o.id for o in self.failed())
+            reason = self.failure_reason()
         return {
             "format": RUN_FORMAT,
             "status": self.status,
@@ -209,9 +256,7 @@ class RunEvidence:
         lines = [f"{self.spec.get('name', '?')}: {self.status} ({head})"]
         if self.status == "failed" and self.nondeterminism_prefix():
             lines.append(self.nondeterminism_prefix().rstrip("; "))
-        for o in self.obligations:
-            if o.status in ("failed", "unexercised"):
-                lines.append(o.explain())
+        lines.extend(self.explanations())
         return "\n".join(lines)
 
 

@@ -1,7 +1,8 @@
 """Hammering an upper-bounded count invariant of a system.
 
-The counted operation is called ``limit + 1`` times with one key: first in sequence on a
-fresh instance, then concurrently, one thread per call, under the deterministic
+The counted operation is called ``limit + 1`` times with one key (its arguments first made
+as simple as they can be while the call is still counted, ``_witness.py``): first in
+sequence on a fresh instance, then concurrently, one thread per call, under the deterministic
 interleaving explorer of a ``ConcurrentCaller``; the first interleaving that breaks the
 bound (or deadlocks) is reported with its schedule and trace.
 """
@@ -16,6 +17,7 @@ from ._callers import ConcurrentCaller, Interleaving, Ref
 from ._counting import _CallRecord, _count_hit, _CountCheck, _ref_key
 from ._oracle import describe, describe_outcome, normalize
 from ._tracker import _StatefulFailure
+from ._witness import simplest
 
 if TYPE_CHECKING:
     from ._system import _SystemRunner
@@ -36,6 +38,7 @@ def hammer(runner: _SystemRunner, c: _CountCheck) -> None:
     *before, last = witness
     used = {_ref_key(v) for v in last.args.values()}
     prefix = [r for r in before if r.op in runner.sources and _ref_key(r.result) in used]
+    prefix, last = simplest(runner, c, prefix, last)  # what the report will show, repeated
     times = max(c.limit + 1, 2)
     # Sequentially on a fresh instance.
     tracker = runner.new_tracker()
@@ -149,6 +152,11 @@ def _failure(
 ) -> dict[str, Any]:
     """The counterexample of an interleaving that broke the invariant."""
     o = c.obligation
+    schedule, trace = run.schedule, run.trace
+    if not runner.engine.options.verbose:  # bytecode instructions only when asked for
+        from ..inside import explorer
+
+        schedule, trace = explorer.plain(schedule), explorer.plain(trace)
     lines = [f"{runner.name}() -> s"]
     lines += [f"{r.text()}" for r in prefix]
     for i, ((op, raw), out) in enumerate(zip(calls, run.outcomes, strict=True)):
@@ -161,15 +169,15 @@ def _failure(
         f"{o.id}" + (f' "{o.text}"' if o.text else "")
         + f" ({o.file}:{o.line}) failed under concurrency\n  calls:    "
         + "\n            ".join(lines)
-        + f"\n  schedule: {run.schedule}\n  got:      {why}\n"
+        + f"\n  schedule: {schedule}\n  got:      {why}\n"
         f"  required: {c.describe()}"
-        + (f"\n  interleaving:\n{_indent(run.trace, 4)}" if run.trace else "")
+        + (f"\n  interleaving:\n{_indent(trace, 4)}" if trace else "")
     )
     return {
         "concurrent": True,
         "calls": lines,
-        "schedule": run.schedule,
-        "trace": run.trace,
+        "schedule": schedule,
+        "trace": trace,
         "got": why,
         "required": c.describe(),
         "message": message,

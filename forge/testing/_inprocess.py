@@ -19,7 +19,8 @@ from pathlib import Path
 from types import ModuleType
 
 from derivative._ast import BindDecl
-from derivative._errors import OperationalTimeout
+from derivative._errors import DerivativeError, OperationalTimeout
+from derivative._pysource import check_python_file
 from derivative._typecheck import TypeInfo
 from derivative._values import EnumValue
 
@@ -33,8 +34,10 @@ def load_target(target: str, module: str | None = None) -> ModuleType:
     """Import the candidate: a ``.py`` file, a package directory (with ``module``), or
     a dotted module name importable from the current directory."""
     path = Path(target)
+    _refuse_missing(target, path, module)
     try:
         if path.suffix == ".py" and path.is_file():
+            check_python_file(path, target)
             name = f"_derivative_target_{abs(hash(str(path.resolve()))):x}"
             folder = str(path.resolve().parent)
             if folder not in sys.path:
@@ -56,12 +59,33 @@ def load_target(target: str, module: str | None = None) -> ModuleType:
         if os.getcwd() not in sys.path:
             sys.path.insert(0, os.getcwd())
         return importlib.import_module(module or target)
-    except EngineError:
+    except DerivativeError:  # ours, already in a user's words (EngineError, a source error)
         raise
+    except ModuleNotFoundError as exc:
+        wanted = module or target
+        if exc.name is not None and (wanted == exc.name or wanted.startswith(exc.name + ".")):
+            raise EngineError(
+                f"no module named {wanted!r} can be imported from the current directory "
+                f"({os.getcwd()}): give the target as a .py file, or as a folder with --module"
+            ) from None
+        raise EngineError(f"cannot import the target {target}: {type(exc).__name__}: "
+                          f"{exc}") from exc
     except Exception as exc:
         raise EngineError(
             f"cannot import the target {target}: {type(exc).__name__}: {exc}"
         ) from exc
+
+
+def _refuse_missing(target: str, path: Path, module: str | None) -> None:
+    """A target that names a path which is not there, or that is no module name, is bad
+    input said in those words (not an import error about a module called ``dir/x``)."""
+    looks_like_path = target.endswith(".py") or "/" in target or os.sep in target
+    if looks_like_path and not path.exists():
+        raise EngineError(f"no such file or folder: {target}")
+    if path.exists() and not path.is_dir() and path.suffix != ".py":
+        raise EngineError(f"{target} is not a .py file")
+    if not path.exists() and not all(p.isidentifier() for p in (module or target).split(".")):
+        raise EngineError(f"{target} is neither a file, a folder nor a module name")
 
 
 _MISSING = object()
@@ -101,17 +125,22 @@ class InProcessCaller:
         return cls(module, binds)
 
     def resolve(self, name: str) -> object:
+        """The object a spec name stands for: the ``bind`` target, else the module's
+        attribute; ``LookupError`` with a sentence when the candidate does not provide it."""
         target = self.binds.get(name)
         if target is not None:
             mod_name, _, attr = target.partition(":")
-            mod = importlib.import_module(mod_name) if mod_name else self.module
-            obj: object = mod
-            for part in (attr or name).split("."):
-                obj = getattr(obj, part)
+            try:
+                obj: object = importlib.import_module(mod_name) if mod_name else self.module
+                for part in (attr or name).split("."):
+                    obj = getattr(obj, part)
+            except Exception as exc:
+                raise LookupError(f"bind {name} to {target!r}: {type(exc).__name__}: "
+                                  f"{exc}") from None
             return obj
         value = getattr(self.module, name, _MISSING)
         if value is _MISSING:
-            raise AttributeError(f"the target has no {name!r}")
+            raise LookupError(f"the candidate defines no {name}")
         return value
 
     def to_candidate(self, value: object) -> object:
@@ -142,17 +171,20 @@ class InProcessCaller:
     def call(self, func_name: str, args: Sequence[object]) -> Outcome:
         try:
             fn = self.resolve(func_name)
-        except Exception as exc:
-            return self._error(exc)
+        except LookupError as exc:
+            return Outcome.missing(str(exc))
         if not callable(fn):
-            return self._error(TypeError(f"{func_name} is not callable"))
+            return Outcome.missing(f"the candidate's {func_name} is not a function")
         return self._invoke(fn, args)
 
     def new_instance(self, system: str) -> object:
         try:
             cls = self.resolve(system)
-            if not callable(cls):
-                raise TypeError(f"{system} is not a class")
+        except LookupError as exc:
+            return Outcome.missing(str(exc))
+        if not callable(cls):
+            return Outcome.missing(f"the candidate's {system} is not a class")
+        try:
             return cls()
         except KeyboardInterrupt:
             raise
@@ -162,8 +194,11 @@ class InProcessCaller:
     def method(self, handle: object, op: str, args: Sequence[object]) -> Outcome:
         try:
             fn = getattr(handle, op)
-        except Exception as exc:
-            return self._error(exc)
+        except Exception:
+            return Outcome.missing(f"the candidate's {type(handle).__name__} has no method {op}")
+        if not callable(fn):
+            return Outcome.missing(f"the candidate's {type(handle).__name__}.{op} is not a "
+                                   "method")
         return self._invoke(fn, args)
 
     def explore(

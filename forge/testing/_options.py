@@ -31,3 +31,5 @@ class TestOptions:
     """Generated inputs per function or operation (the solver's inputs come on top)."""
     seed: int | None = None
     """A Hypothesis seed for an in-process run (None: derandomised, reproducible)."""
+    verbose: bool = False
+    """An in-process run's interleavings name the bytecode instructions."""

@@ -197,10 +197,16 @@ class Raised:
 
 @dataclass(frozen=True, repr=False)
 class Outcome:
-    """What one call gave: a returned ``value`` or ``raised`` (then ``value`` is None)."""
+    """What one call gave: a returned ``value`` or ``raised`` (then ``value`` is None).
+
+    ``undefined`` says, in a sentence, that no call was made because the candidate does not
+    provide what the contract names (``the candidate defines no 'f'``): then ``raised``
+    describes the lookup's failure, and the engine reports the owner once instead of
+    judging each of its obligations against it."""
 
     value: object = None
     raised: Raised | None = None
+    undefined: str | None = None
 
     def __repr__(self) -> str:
         if self.raised is not None:
@@ -214,6 +220,11 @@ class Outcome:
     @classmethod
     def error(cls, exc: BaseException, own: Callable[[str], bool] | None = None) -> Outcome:
         return cls(raised=Raised.of(exc, own))
+
+    @classmethod
+    def missing(cls, sentence: str) -> Outcome:
+        """The candidate does not provide the function, class or operation called."""
+        return cls(raised=Raised(("Undefined",), sentence), undefined=sentence)
 
 
 # --------------------------------------------------------------------------- values

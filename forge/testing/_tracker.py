@@ -16,6 +16,7 @@ from derivative._eval import Evaluator
 from derivative._printer import to_source
 from derivative._values import _Undefined
 
+from ._callers import defined
 from ._counting import _CallRecord, _count_hit, _Counts, _ref_key
 from ._oracle import (
     NOT_CONFORMING,
@@ -72,6 +73,7 @@ class _Tracker:
     def start(self) -> bool:
         handle = self.runner.caller.new_instance(self.runner.name)
         if isinstance(handle, Outcome):
+            defined(handle)
             message = (f"{self.runner.name}() could not be created: "
                        f"{describe_outcome(handle)}")
             for o in self.runner.invariants:
@@ -98,7 +100,8 @@ class _Tracker:
         owner = runner.owners[op]
         plan = self.engine.plan_of(owner)
         args = runner._args(op, values)
-        outcome = runner.caller.method(self.handle, op, args)
+        self.engine.tick()
+        outcome = defined(runner.caller.method(self.handle, op, args))
         result: object = NOT_CONFORMING
         if outcome.raised is None:
             result = normalize(outcome.value, judge.signature.returns)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from docker_summary import DOCKER_SKIP
 
 from derivative._errors import SandboxUnavailable
 from derivative.forge.sandbox._process import ProcessLauncher
@@ -54,7 +55,7 @@ def docker_launcher() -> Launcher:
     try:
         return DockerLauncher.connect()
     except SandboxUnavailable as exc:
-        message = f"Docker sandbox unavailable: {exc}"
+        message = f"{DOCKER_SKIP}: {exc}"
         if in_ci():
             pytest.fail(f"{message} (CI=true: CI must provide Docker, see .ci/docker-setup.sh)")
         pytest.skip(message)

@@ -663,6 +663,11 @@ def test_no_subscriber_means_no_record_is_built(no_subscribers: None, tmp_path: 
 
 
 def test_a_terminal_sees_the_gates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from derivative.cli import _progress
+
+    # drawn at once: by default only after a second, and a build whose plans are cached
+    # by earlier tests of the session can end sooner
+    monkeypatch.setattr(_progress, "DELAY", 0.0)
     monkeypatch.setenv("TERM", "xterm-256color")  # a terminal that takes colour and motion
     for name in ("NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
         monkeypatch.delenv(name, raising=False)
@@ -677,7 +682,12 @@ def test_a_terminal_sees_the_gates(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 
 @pytest.mark.parametrize("terminal", [True, False], ids=["json-on-a-terminal", "text-on-a-pipe"])
-def test_no_progress_under_json_or_off_a_terminal(terminal: bool, tmp_path: Path) -> None:
+def test_no_progress_under_json_or_off_a_terminal(
+    terminal: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from derivative.cli import _progress
+
+    monkeypatch.setattr(_progress, "DELAY", 0.0)  # it would be drawn at once, if at all
     stream = _Terminal() if terminal else io.StringIO()
     code, stdout, stderr = cli("build", "examples/discount.req", "--synth", "--sandbox",
                                "process", "--out", tmp_path / "out", "--state",

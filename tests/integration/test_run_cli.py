@@ -153,6 +153,31 @@ def test_a_candidate_that_cannot_be_imported_fails(
     assert judged and all(o["status"] == "failed" for o in judged)
 
 
+def test_what_the_candidate_lacks_is_said_once(
+    backend: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A candidate without a function and with a class that lacks a method: the worker
+    says so (``SandboxUndefined``), and the report says it once per name, not once per
+    obligation."""
+    source = (ROOT / "examples" / "candidates" / "password_policy.py").read_text("utf-8")
+    start = source.index("def parse_minutes")
+    source = source[:start] + source[source.index("class TokenStore"):]
+    source = source[:source.index("    def forget")]
+    path = tmp_path / "lacking.py"
+    path.write_text(source, encoding="utf-8")
+    argv = [str(ROOT / "examples" / "password_policy.req"), "--candidate", str(path),
+            "--sandbox", backend, "--examples", "10"]
+    code, doc = _json(capsys, *argv)
+    assert (code, doc["status"]) == (1, "failed")
+    assert doc["reason"] == ("the candidate defines no parse_minutes; the candidate's "
+                             "TokenStore has no method forget (9 obligations not judged)")
+    code, out, _ = _run(capsys, *argv)
+    assert code == 1
+    assert out.count("defines no parse_minutes") == 2, out  # the reason, the block
+    assert out.count("has no method forget") == 2, out
+    assert "got:" not in out
+
+
 def test_the_posture_refusal_stops_the_run_before_any_sandbox(
     tmp_path: Path, spec_file: Callable[[str], Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

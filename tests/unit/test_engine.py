@@ -84,7 +84,9 @@ def test_the_in_process_caller_converts_values_both_ways() -> None:
     assert t is mod.Tier.gold and xs == [1, 2] and r == 0.25 and isinstance(r, float)
     assert caller.to_candidate(EnumValue("Color", "red")) == "red"  # no such Enum: the name
     missing = caller.call("nope", [])
-    assert missing.raised is not None and missing.raised.is_a("AttributeError")
+    # a name the candidate lacks is said as such, and never passes for a raise of its own
+    assert missing.undefined == "the candidate defines no nope"
+    assert missing.raised is not None and not missing.raised.is_a("AttributeError")
 
 
 def test_the_caller_protocol_is_what_the_engine_needs() -> None:

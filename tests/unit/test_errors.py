@@ -42,6 +42,9 @@ INTERNAL: dict[str, str] = {
     "failing example to shrink it; the engine records it as a counterexample",
     "derivative.forge.testing._tracker._StatefulFailure": "the same for stateful runs: a "
     "failing call sequence, recorded as a counterexample",
+    "derivative.forge.testing._callers.Undefined": "control flow inside the engine: the "
+    "candidate lacks a function, class or method; the engine stops that owner's run and "
+    "records its obligations as not judged, with the sentence",
     "derivative.forge.testing._pytest_plugin.ObligationFailed": "a failed obligation item in "
     "pytest (the plugin): pytest reports it, it never reaches the CLI",
     "derivative.grammar._lexer.LexError": "raised while tokenizing, before the file is known; "

@@ -165,7 +165,7 @@ def test_check_then_set_race_is_found_with_its_interleaving() -> None:
     assert "if self._used.get(token) is not None:" in text
     assert "self._used[token] = password" in text
     assert "-- switch: preempts T0 before" in text
-    assert "T1   returned 'ok'" in text and "T0   returned 'ok'" in text
+    assert 'T1   returned "ok"' in text and 'T0   returned "ok"' in text
     # T1's whole reset runs between T0's check and T0's set
     check_t0 = text.index("T0   test_explore.py")
     switch = text.index("-- switch: preempts T0")
