@@ -31,12 +31,14 @@ pytestmark = pytest.mark.slow
 
 BY_FILE = {e["file"]: e for e in ENTRIES}
 
-SLACK = 32 << 20
+SLACK = 64 << 20
 """What the host's sum of Pss may exceed the budget by without the budget being broken:
 the samples are taken process by process, not at one instant (a child killed after it
 was read and its successor read later both count), and the pages the worker's
 interpreter touched before it joined the cgroup count here but are charged to the host's
-cgroup.  Measured: 513 to 517 MiB under the 512 MiB budget, against 1.5 GiB without it."""
+cgroup; since the worker forks a runner, two worker processes (the judge and the runner)
+are summed too.  Measured: 513 to 546 MiB under the 512 MiB budget on a loaded machine,
+against 1.5 GiB without it (anything near 1 GiB still fails)."""
 
 
 @pytest.fixture(scope="module")
