@@ -1,6 +1,7 @@
 """Parse (+ type-check) throughput against z3py on the same constraints.
 
-Run as ``python benchmarks/parse_scale.py [--sizes 1000,10000] [--repeat 3]``.
+Run as ``python benchmarks/parse_scale.py [--sizes 1000,10000] [--repeat 3]
+[--decl-sizes enum=50000,params=10000,consts=10000] [--no-declarations]``.
 
 For each size N it writes a spec with N difference-constraint requirements over
 about N/10 integer params (every third param ranged ``int in 0..1000``; every
@@ -16,12 +17,20 @@ would mix them), then measures, in this process:
 It prints lines/s of parse + type check and the ratio (parse + check) / z3, the
 figure the performance goal is stated in (ratio <= 1.0 at 10,000).  The best of
 ``--repeat`` runs is reported for each, because these machines are noisy.
+
+Then it measures reading long declaration lists (``--decl-sizes``, the size N of each
+kind; ``--no-declarations`` skips it): an enum of N members, N params and N consts, each
+read (``derivative.api.parse_text``: parse and type check) at N and 2N.  It prints the CPU
+time of each, the ratio time(2N) / time(N) (about 2 when reading is linear, about 4 if a
+step is quadratic), and the ratio against ``json.loads`` of a JSON document of the same
+names and values, parsed in this process (a baseline that is linear by construction).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import random
 import sys
@@ -92,11 +101,61 @@ def z3_baseline(nparams: int, triples: list[tuple[int, int, int]], ranged: list[
     return str(s.check())
 
 
+def declaration_specs(kind: str, n: int) -> tuple[str, str]:
+    """A spec declaring ``n`` items of ``kind``, and a JSON text holding the same items."""
+    if kind == "enum":
+        names = [f"m{i}" for i in range(n)]
+        spec = (
+            f"spec sheet version 1\n\nenum Item {{ {', '.join(names)} }}\nparam p: Item\n"
+            "requirement R: p != Item.m1\n"
+        )
+        return spec, json.dumps({"Item": names})
+    if kind == "params":
+        spec = "".join(f"param p{i}: int in 0..10\n" for i in range(n))
+        doc = {f"p{i}": {"type": "int", "lo": 0, "hi": 10} for i in range(n)}
+        return f"spec sheet version 1\n\n{spec}requirement R: p0 >= 0\n", json.dumps(doc)
+    consts = "".join(f"const C{i}: int = {i}\n" for i in range(n))
+    doc = {f"C{i}": {"type": "int", "value": i} for i in range(n)}
+    return f"spec sheet version 1\n\n{consts}param p: int\nrequirement R: p >= C0\n", (
+        json.dumps(doc)
+    )
+
+
+def declaration_scale(sizes: dict[str, int], repeat: int) -> None:
+    """Read N and 2N declarations of each kind; print the times and the two ratios."""
+    from derivative import api
+
+    for kind, n in sizes.items():
+        times: list[float] = []
+        baselines: list[float] = []
+        for size in (n, 2 * n):
+            spec, doc = declaration_specs(kind, size)
+            _, t_read, _ = best_of(repeat, lambda s=spec: api.parse_text(s, "sheet.req"))
+            _, t_json, _ = best_of(repeat, lambda d=doc: json.loads(d))
+            times.append(t_read)
+            baselines.append(t_json)
+            print(
+                f"{kind:>6} N={size:>7,}: {len(spec):>10,} bytes; CPU: read {t_read:.3f} s, "
+                f"json.loads of the same items {t_json:.4f} s; ratio read / json "
+                f"{t_read / max(t_json, 1e-9):.0f}"
+            )
+        print(
+            f"{kind:>6}: read time(2N) / time(N) = {times[1] / max(times[0], 1e-9):.2f} "
+            f"(json.loads: {baselines[1] / max(baselines[0], 1e-9):.2f}; linear is 2)"
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--profile", action="store_true", help="cProfile one parse of the largest size")
+    ap.add_argument(
+        "--decl-sizes",
+        default="enum=50000,params=10000,consts=10000",
+        help="N per declaration kind (each is also read at 2N)",
+    )
+    ap.add_argument("--no-declarations", action="store_true", help="skip the declaration lists")
     args = ap.parse_args(argv)
 
     from derivative.grammar import load
@@ -162,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
                 load([path])
                 prof.disable()
                 pstats.Stats(prof).sort_stats("tottime").print_stats(15)
+    if not args.no_declarations:
+        sizes = {k: int(v) for k, v in (kv.split("=") for kv in args.decl_sizes.split(","))}
+        declaration_scale(sizes, args.repeat)
     return 0
 
 

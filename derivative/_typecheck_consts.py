@@ -8,6 +8,7 @@ const's type is recorded even when its value is not, so one mistake is reported 
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import cast
 
 from derivative._ast import ConstDecl, Expr, IntType, Name
@@ -38,36 +39,79 @@ def _const_deps(decl: ConstDecl) -> set[str]:
 
 
 def _const_order(d: Declarations) -> tuple[list[str], set[str]]:
-    """The consts, each after those it depends on, and those on a cycle (reported here)."""
+    """The consts, each after those it depends on, and those on a cycle (reported here).
+
+    A depth-first search with its own stack, not nested calls: a chain of thousands of
+    consts each defined from the next one down is a legal sheet, and one Python call per
+    link would end in a RecursionError.  ``path`` is the chain from the search's root to
+    the const being expanded, kept once (a copy per step would make a chain quadratic).
+    """
     order: list[str] = []
     state: dict[str, int] = {}  # 1 visiting, 2 done
     cyclic: set[str] = set()
-
-    def visit(name: str, path: list[str]) -> None:
-        if state.get(name) == 2:
-            return
-        if state.get(name) == 1:
-            cycle = [*path[path.index(name) :], name]
-            if not cyclic.intersection(cycle):
-                decl = d.const_decls[name]
-                d.error(
-                    "constants depend on each other in a cycle: " + " -> ".join(cycle),
-                    decl.file,
-                    decl.line,
-                    decl.column,
-                )
-            cyclic.update(cycle)
-            return
-        state[name] = 1
-        for dep in sorted(_const_deps(d.const_decls[name])):
-            if dep in d.const_decls:
-                visit(dep, [*path, name])
-        state[name] = 2
-        order.append(name)
-
-    for name in d.const_decls:
-        visit(name, [])
+    for root in d.const_decls:
+        if state.get(root) == 2:
+            continue
+        state[root] = 1
+        path = [root]
+        pending = [iter(sorted(_const_deps(d.const_decls[root])))]
+        while pending:
+            dep = next(pending[-1], None)
+            if dep is None:
+                done = path.pop()
+                pending.pop()
+                state[done] = 2
+                order.append(done)
+                continue
+            if dep not in d.const_decls or state.get(dep) == 2:
+                continue
+            if state.get(dep) == 1:
+                _report_cycle(d, [*path[path.index(dep) :], dep], cyclic)
+                continue
+            state[dep] = 1
+            path.append(dep)
+            pending.append(iter(sorted(_const_deps(d.const_decls[dep]))))
     return order, cyclic
+
+
+def _report_cycle(d: Declarations, cycle: list[str], cyclic: set[str]) -> None:
+    """Report ``cycle`` at its first const, unless a const of it was already reported."""
+    if not cyclic.intersection(cycle):
+        decl = d.const_decls[cycle[0]]
+        d.error(
+            "constants depend on each other in a cycle: " + " -> ".join(cycle),
+            decl.file,
+            decl.line,
+            decl.column,
+        )
+    cyclic.update(cycle)
+
+
+class _AllBut(Mapping[str, Ty]):
+    """The const types known so far, without the const being defined, read live.
+
+    A copy of the table per const would cost one step per const already checked, which
+    made a sheet of many consts quadratic (tests/unit/test_parse_scale.py).  The table
+    only grows between checks, never during one.
+    """
+
+    def __init__(self, table: Mapping[str, Ty], hidden: str) -> None:
+        self._table = table
+        self._hidden = hidden
+
+    def __getitem__(self, name: str) -> Ty:
+        if name == self._hidden:
+            raise KeyError(name)
+        return self._table[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name != self._hidden and name in self._table
+
+    def __iter__(self) -> Iterator[str]:
+        return (n for n in self._table if n != self._hidden)
+
+    def __len__(self) -> int:
+        return len(self._table) - (self._hidden in self._table)
 
 
 def _check_const(d: Declarations, decl: ConstDecl, cyclic: set[str]) -> None:
@@ -100,7 +144,7 @@ def _value_type(d: Declarations, decl: ConstDecl) -> Ty:
     )
     ctx = Ctx(
         file=decl.file,
-        names={n: t for n, t in d.info.const_types.items() if n != decl.name},
+        names=_AllBut(d.info.const_types, decl.name),
         result_error="`result` cannot appear in a constant",
         forbidden=forbidden,
         line=decl.line,

@@ -110,10 +110,12 @@ class Declarations:
 
     def enum(self, d: EnumDecl) -> None:
         members: list[str] = []
+        seen: set[str] = set()  # not the list: one look-up per member would be quadratic
         for m in d.members:
-            if m in members:
+            if m in seen:
                 self.error(f"enum {d.name} lists member {m!r} twice", d.file, d.line, d.column)
             else:
+                seen.add(m)
                 members.append(m)
         if not members:
             self.error(f"enum {d.name} has no members", d.file, d.line, d.column)

@@ -233,11 +233,15 @@ class SpecTransformer:
 
     def enum_decl(self, c: list[Any]) -> EnumDecl:
         name = c[1]
+        # A set for the duplicate test: a list looked up once per member made a
+        # 100,000-member enum quadratic (tests/unit/test_parse_scale.py).
         members: list[str] = []
+        seen: set[str] = set()
         for tok in c[3:]:
             if tok.type == "NAME":
-                if tok.value in members:
+                if tok.value in seen:
                     raise _err(f"enum member {tok.value!r} is listed twice", tok)
+                seen.add(tok.value)
                 members.append(tok.value)
         return EnumDecl(
             name=name.value,
