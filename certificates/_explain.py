@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from derivative._ast import BoolOp, Call, Expr
+from derivative._ast import BoolOp, Call, Expr, make_boolop
 from derivative._printer import to_source
 
 from ._formula import example_pins
@@ -120,7 +120,10 @@ def raises_example_parts(
     pins = example_pins(expr, params)
     if pins is None:
         return None
-    condition = expr.right if params and isinstance(expr, BoolOp) else expr
+    condition: Expr = expr
+    if params and isinstance(expr, BoolOp) and expr.op == "and":
+        rest = expr.operands[len(params):]  # the pins come first in the one ``and`` run
+        condition = rest[0] if len(rest) == 1 else make_boolop("and", rest)
     return to_source(Call(func=call_name, args=tuple(pins))), to_source(condition)
 
 

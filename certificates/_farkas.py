@@ -189,27 +189,34 @@ def _linear(e: Expr, ctx: LinearContext) -> _Lin | None:
         a = _linear(e.operand, ctx)
         return None if a is None else _scale(a, Fraction(-1))
     if isinstance(e, BinOp):
-        a = _linear(e.left, ctx)
-        b = _linear(e.right, ctx)
-        if a is None or b is None:
-            return None
-        if e.op == "+":
-            return _add(a, b)
-        if e.op == "-":
-            return _add(a, b, -1)
-        if e.op == "*":
-            if not a[0]:
-                return _scale(b, a[1])
-            if not b[0]:
-                return _scale(a, b[1])
-            return None
-        if e.op == "/" and not b[0] and b[1] != 0:
-            return _scale(a, 1 / b[1])
-        if e.op in ("//", "%") and not a[0] and not b[0] and b[1] != 0:
-            x, y = a[1], b[1]
-            q = Fraction(x // y)
-            return ({}, q if e.op == "//" else x - y * q)
+        acc = _linear(e.operands[0], ctx)
+        for operand in e.operands[1:]:
+            b = _linear(operand, ctx)
+            if acc is None or b is None:
+                return None
+            acc = _linear_step(e.op, acc, b)
+        return acc
+    return None
+
+
+def _linear_step(op: str, a: _Lin, b: _Lin) -> _Lin | None:
+    """One step ``a op b`` of a run, if it stays linear."""
+    if op == "+":
+        return _add(a, b)
+    if op == "-":
+        return _add(a, b, -1)
+    if op == "*":
+        if not a[0]:
+            return _scale(b, a[1])
+        if not b[0]:
+            return _scale(a, b[1])
         return None
+    if op == "/" and not b[0] and b[1] != 0:
+        return _scale(a, 1 / b[1])
+    if op in ("//", "%") and not a[0] and not b[0] and b[1] != 0:
+        x, y = a[1], b[1]
+        q = Fraction(x // y)
+        return ({}, q if op == "//" else x - y * q)
     return None
 
 
@@ -263,9 +270,13 @@ def _rows(e: Expr, ctx: LinearContext) -> list[Row] | None:
     if isinstance(e, BoolLit):
         return [] if e.value else [Row.make({}, Fraction(-1))]
     if isinstance(e, BoolOp) and e.op == "and":
-        a = _rows(e.left, ctx)
-        b = _rows(e.right, ctx)
-        return None if a is None or b is None else a + b
+        out_rows: list[Row] = []
+        for operand in e.operands:
+            rows = _rows(operand, ctx)
+            if rows is None:
+                return None
+            out_rows.extend(rows)
+        return out_rows
     if isinstance(e, Compare):
         out: list[Row] = []
         for operand in e.operands:
@@ -301,14 +312,10 @@ def _pin_rows(e: Expr, ctx: LinearContext) -> list[Row]:
 
 
 def _conjuncts(e: Expr) -> list[Expr]:
-    """The operands of a left-nested ``and`` chain, in order."""
-    out: list[Expr] = []
-    while isinstance(e, BoolOp) and e.op == "and":
-        out.append(e.right)
-        e = e.left
-    out.append(e)
-    out.reverse()
-    return out
+    """The operands of an ``and`` run, in order (``e`` alone if it is none)."""
+    if isinstance(e, BoolOp) and e.op == "and":
+        return list(e.operands)
+    return [e]
 
 
 def _member_rows(e: Expr, ctx: LinearContext) -> list[Row] | None:

@@ -45,7 +45,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from derivative._ast import (
-    BoolLit,
     BoolOp,
     Call,
     Compare,
@@ -60,6 +59,8 @@ from derivative._ast import (
     StrLit,
     SystemDecl,
     Unary,
+    conjunction,
+    disjunction,
 )
 from derivative._types import TInt, TList, TStr, Ty
 
@@ -176,12 +177,7 @@ def related_exceptions(a: str, b: str, declared: dict[str, str]) -> bool:
 
 
 def _disjunction(conditions: Sequence[Expr]) -> Expr:
-    if not conditions:
-        return BoolLit(value=False)
-    out = conditions[0]
-    for c in conditions[1:]:
-        out = BoolOp(op="or", left=out, right=c)
-    return out
+    return disjunction(conditions)
 
 
 def owner_params(contract: Contract, owner: str | None) -> tuple[str, ...] | None:
@@ -216,31 +212,26 @@ def raises_example_condition(
 
 
 def _pin_conjunction(params: Sequence[str], args: Sequence[Expr], condition: Expr) -> Expr:
-    out: Expr | None = None
-    for name, arg in zip(params, args, strict=True):
-        pin: Expr = Compare(ops=("==",), operands=(Name(id=name), arg))
-        out = pin if out is None else BoolOp(op="and", left=out, right=pin)
-    if out is None:
-        return condition
-    return BoolOp(op="and", left=out, right=condition)
+    pins: list[Expr] = [
+        Compare(ops=("==",), operands=(Name(id=name), arg))
+        for name, arg in zip(params, args, strict=True)
+    ]
+    return conjunction([*pins, condition])
 
 
 def example_pins(expr: Expr, params: Sequence[str]) -> list[Expr] | None:
     """The arguments a raises example's asserted expression pins the parameters to.
 
-    ``core_formula`` writes ``p1 == a1 and ... and pn == an and COND`` (left-nested);
-    this reads the ``a_i`` back, or answers None if ``expr`` does not start that way.
-    With no parameters there is nothing to pin: the answer is ``[]``.
+    ``core_formula`` writes ``p1 == a1 and ... and pn == an and COND`` (one ``and`` run,
+    into which an ``and`` in ``COND`` is spliced); this reads the ``a_i`` back, or answers
+    None if ``expr`` does not start that way.  With no parameters there is nothing to pin:
+    the answer is ``[]``.
     """
     if not params:
         return []
-    conjuncts: list[Expr] = []
-    node = expr
-    while isinstance(node, BoolOp) and node.op == "and":
-        conjuncts.append(node.right)
-        node = node.left
-    conjuncts.append(node)
-    conjuncts.reverse()
+    conjuncts: list[Expr] = (
+        list(expr.operands) if isinstance(expr, BoolOp) and expr.op == "and" else [expr]
+    )
     if len(conjuncts) < len(params) + 1:
         return None
     args: list[Expr] = []

@@ -19,7 +19,6 @@ from fractions import Fraction
 from typing import Any, Final
 
 from derivative._ast import (
-    BinOp,
     BoolLit,
     DateLit,
     EnumMember,
@@ -29,6 +28,7 @@ from derivative._ast import (
     RealLit,
     StrLit,
     Unary,
+    make_binop,
 )
 from derivative._errors import DerivativeError
 from derivative._numbers import parse_real, real_json, real_text
@@ -155,7 +155,7 @@ def literal(value: Value, ty: Ty) -> Expr:
         text = real_text(a)
         node: Expr
         if "/" in text:
-            node = BinOp(op="/", left=IntLit(value=a.numerator), right=IntLit(value=a.denominator))
+            node = make_binop("/", (IntLit(value=a.numerator), IntLit(value=a.denominator)))
         elif "." in text:
             node = RealLit(value=text)
         else:

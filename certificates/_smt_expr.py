@@ -69,6 +69,10 @@ from ._smt_typing import SmtTyping
 
 _MAY_BE_ANY: Final = frozenset({"binop", "unary", "if", "index", "call"})
 
+RUN_BUDGET: Final = 100_000
+"""The most operand repeats the definedness of one ``and``/``or`` run may hold (the
+solver's ``_encode_base.RUN_BUDGET``, reached independently: see ``_and_or``)."""
+
 
 class SmtExpressions(SmtTyping):
     """Leaves, operators, comparisons, indexing and quantifiers (see ``_smtlib.SmtEncoder``)."""
@@ -207,21 +211,29 @@ class SmtExpressions(SmtTyping):
         return SmtTerm(a.defined, f"(- {a.value})", a.ty)
 
     def _enc_binop(self, e: BinOp, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
-        lt = self.type_of(e.left, bound)
-        rt = self.type_of(e.right, bound)
+        if len(e.operands) == 2:
+            return self._binary(e, bound, want)
+        return self._run(e, bound, want)
+
+    def _binary(self, e: BinOp, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
+        left, right = e.operands
+        lt = self.type_of(left, bound)
+        rt = self.type_of(right, bound)
         op = e.op
         if isinstance(lt, TDate) or isinstance(rt, TDate):
-            return self._date_arith(e, bound, lt, rt)
+            a = self._enc(left, bound, DATE if isinstance(lt, TDate) else INT)
+            b = self._enc(right, bound, DATE if isinstance(rt, TDate) else INT)
+            return self._date_step(op, a, b)
         if op == "+" and (isinstance(lt, TStr) or isinstance(rt, TStr)):
-            a = self._enc(e.left, bound, STR)
-            b = self._enc(e.right, bound, STR)
+            a = self._enc(left, bound, STR)
+            b = self._enc(right, bound, STR)
             return SmtTerm(and_(a.defined, b.defined), f"(str.++ {a.value} {b.value})", STR)
         if op == "+" and (isinstance(lt, TList) or isinstance(rt, TList)):
             ty = join(lt, rt)
             if isinstance(want, TList):
                 ty = join(ty, want)
-            a = self._enc(e.left, bound, ty)
-            b = self._enc(e.right, bound, ty)
+            a = self._enc(left, bound, ty)
+            b = self._enc(right, bound, ty)
             self._note_type(ty)
             return SmtTerm(and_(a.defined, b.defined), f"(seq.++ {a.value} {b.value})", ty)
         numeric = (TInt, TReal, TAny)
@@ -230,8 +242,12 @@ class SmtExpressions(SmtTyping):
         ty = REAL if op == "/" else join(lt, rt)
         if isinstance(ty, TAny):
             ty = INT if want is None or isinstance(plain(want), TAny) else plain(want)
-        a = self._enc(e.left, bound, ty)
-        b = self._enc(e.right, bound, ty)
+        a = self._enc(left, bound, ty)
+        b = self._enc(right, bound, ty)
+        return self._numeric_step(op, a, b, ty)
+
+    def _numeric_step(self, op: str, a: SmtTerm, b: SmtTerm, ty: Ty) -> SmtTerm:
+        """``a op b`` on two numbers already of the sort of ``ty``."""
         defined = and_(a.defined, b.defined)
         if op in ("/", "//", "%"):
             zero = "0" if isinstance(ty, TInt) else "0.0"
@@ -250,38 +266,101 @@ class SmtExpressions(SmtTyping):
             value = f"(|py.{kind}| {a.value} {b.value})"
         return SmtTerm(defined, value, ty)
 
-    def _date_arith(self, e: BinOp, bound: Mapping[str, tuple[str, Ty]], lt: Ty, rt: Ty) -> SmtTerm:
-        a = self._enc(e.left, bound, DATE if isinstance(lt, TDate) else INT)
-        b = self._enc(e.right, bound, DATE if isinstance(rt, TDate) else INT)
+    def _date_step(self, op: str, a: SmtTerm, b: SmtTerm) -> SmtTerm:
+        """``a op b`` where one side is a date: defined only inside the calendar."""
         lt, rt = a.ty, b.ty
         defined = and_(a.defined, b.defined)
-        if e.op == "-" and isinstance(lt, TDate) and isinstance(rt, TDate):
+        if op == "-" and isinstance(lt, TDate) and isinstance(rt, TDate):
             return SmtTerm(defined, f"(- {a.value} {b.value})", INT)
-        if e.op == "+" and isinstance(lt, TDate) != isinstance(rt, TDate):
+        if op == "+" and isinstance(lt, TDate) != isinstance(rt, TDate):
             value = f"(+ {a.value} {b.value})"
-        elif e.op == "-" and isinstance(lt, TDate) and isinstance(rt, TInt):
+        elif op == "-" and isinstance(lt, TDate) and isinstance(rt, TInt):
             value = f"(- {a.value} {b.value})"
         else:
-            raise EncodingError(f"{lt.show()} {e.op} {rt.show()} is not date arithmetic")
+            raise EncodingError(f"{lt.show()} {op} {rt.show()} is not date arithmetic")
         in_range = f"(and (<= {MIN_DATE_ORDINAL} {value}) (<= {value} {MAX_DATE_ORDINAL}))"
         return SmtTerm(and_(defined, in_range), value, DATE)
+
+    def _run(self, e: BinOp, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
+        """A run of ``+`` or ``*`` (three operands or more): one flat term over numbers,
+        strings or lists; step by step from the left where a date is involved (each step
+        must stay in the calendar; the type checker bounds how many such steps a run has).
+        """
+        types = [self.type_of(o, bound) for o in e.operands]
+        if all(isinstance(t, (TInt, TReal)) for t in types):
+            ty: Ty = types[0]
+            for t in types[1:]:
+                ty = join(ty, t)
+            return self._flat(e, bound, ty, e.op)
+        if e.op == "+" and all(isinstance(t, TStr) for t in types):
+            return self._flat(e, bound, STR, "str.++")
+        if e.op == "+" and all(isinstance(t, TList) for t in types):
+            ty = types[0]
+            for t in types[1:]:
+                ty = join(ty, t)
+            if isinstance(want, TList):
+                ty = join(ty, want)
+            self._note_type(ty)
+            return self._flat(e, bound, ty, "seq.++")
+        terms = [self._enc(o, bound, plain(t)) for o, t in zip(e.operands, types, strict=True)]
+        acc = terms[0]
+        for b in terms[1:]:
+            if isinstance(acc.ty, TDate) or isinstance(b.ty, TDate):
+                acc = self._date_step(e.op, acc, b)
+            elif isinstance(acc.ty, (TInt, TReal)) and isinstance(b.ty, (TInt, TReal)):
+                ty = join(acc.ty, b.ty)
+                acc = self._numeric_step(e.op, self._coerce(acc, ty), self._coerce(b, ty), ty)
+            else:
+                raise EncodingError(f"{acc.ty.show()} {e.op} {b.ty.show()} cannot be encoded")
+        return acc
+
+    def _flat(
+        self, e: BinOp, bound: Mapping[str, tuple[str, Ty]], ty: Ty, word: str
+    ) -> SmtTerm:
+        """``(word v0 v1 ...)`` with every operand encoded as a ``ty``."""
+        terms = [self._enc(o, bound, ty) for o in e.operands]
+        values = " ".join(t.value for t in terms)
+        return SmtTerm(and_(*(t.defined for t in terms)), f"({word} {values})", ty)
 
     def _enc_boolop(
         self, e: BoolOp, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
     ) -> SmtTerm:
-        a = self._enc(e.left, bound, BOOL)
-        b = self._enc(e.right, bound, BOOL)
-        if e.op == "and":
-            return SmtTerm(
-                and_(a.defined, or_(not_(a.value), b.defined)), and_(a.value, b.value), BOOL
-            )
-        if e.op == "or":
-            return SmtTerm(and_(a.defined, or_(a.value, b.defined)), or_(a.value, b.value), BOOL)
+        terms = [self._enc(o, bound, BOOL) for o in e.operands]
+        if e.op in ("and", "or"):
+            return self._and_or(e.op, terms)
+        a, b = terms
         if e.op == "implies":
             return SmtTerm(
                 and_(a.defined, or_(not_(a.value), b.defined)), implies(a.value, b.value), BOOL
             )
         return SmtTerm(and_(a.defined, b.defined), f"(= {a.value} {b.value})", BOOL)
+
+    @staticmethod
+    def _and_or(op: str, terms: list[SmtTerm]) -> SmtTerm:
+        """A run of ``and``/``or``: operand ``i`` counts where every earlier one let the run go
+        on.  Flat: for two operands the binary encoding's very text, for more one condition
+        per operand that may be undefined (at most ``RUN_BUDGET`` operand repeats)."""
+        values = [t.value for t in terms]
+        parts: list[str] = []
+        spent = 0
+        for i, t in enumerate(terms):
+            if t.defined == "true":
+                continue
+            if i == 0:
+                parts.append(t.defined)
+                continue
+            spent += i
+            if spent > RUN_BUDGET:
+                raise EncodingError(
+                    f"a run of `{op}` with {len(terms)} operands, many of which may be "
+                    "undefined, is too large to encode"
+                )
+            if op == "and":
+                parts.append(or_(not_(and_(*values[:i])), t.defined))
+            else:
+                parts.append(or_(or_(*values[:i]), t.defined))
+        value = and_(*values) if op == "and" else or_(*values)
+        return SmtTerm(and_(*parts), value, BOOL)
 
     def _enc_if(self, e: IfExpr, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
         ty = join(self.type_of(e.then, bound), self.type_of(e.orelse, bound))

@@ -222,28 +222,28 @@ def date_ordinal(text: str) -> int:
 # --------------------------------------------------------------------------- term helpers
 
 
-def and_(*terms: str) -> str:
+def _junction(word: str, unit: str, zero: str, terms: tuple[str, ...]) -> str:
+    """``(word t ...)`` without ``unit`` parts or repeats (a set, not a list: a run of
+    thousands of operands would otherwise be quadratic); ``zero`` absorbs everything."""
     out: list[str] = []
+    seen: set[str] = set()
     for t in terms:
-        if t == "false":
-            return "false"
-        if t != "true" and t not in out:
+        if t == zero:
+            return zero
+        if t != unit and t not in seen:
+            seen.add(t)
             out.append(t)
     if not out:
-        return "true"
-    return out[0] if len(out) == 1 else f"(and {' '.join(out)})"
+        return unit
+    return out[0] if len(out) == 1 else f"({word} {' '.join(out)})"
+
+
+def and_(*terms: str) -> str:
+    return _junction("and", "true", "false", terms)
 
 
 def or_(*terms: str) -> str:
-    out: list[str] = []
-    for t in terms:
-        if t == "true":
-            return "true"
-        if t != "false" and t not in out:
-            out.append(t)
-    if not out:
-        return "false"
-    return out[0] if len(out) == 1 else f"(or {' '.join(out)})"
+    return _junction("or", "false", "true", terms)
 
 
 def not_(t: str) -> str:

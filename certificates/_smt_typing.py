@@ -105,19 +105,25 @@ class SmtTyping:
         return self.scope.result
 
     def _binop_type(self, e: BinOp, bound: Mapping[str, tuple[str, Ty]]) -> Ty:
-        a = self.type_of(e.left, bound)
-        b = self.type_of(e.right, bound)
+        """The type of a run, step by step from the left (``d + 1 + 2`` is a date)."""
+        acc = self.type_of(e.operands[0], bound)
+        for operand in e.operands[1:]:
+            acc = self._step_type(e.op, acc, self.type_of(operand, bound))
+        return acc
+
+    @staticmethod
+    def _step_type(op: str, a: Ty, b: Ty) -> Ty:
         if isinstance(a, TAny) or isinstance(b, TAny):
             return TAny()  # an operand that is an element of []: never defined
-        if e.op == "/":
+        if op == "/":
             return REAL
-        if e.op == "+":
+        if op == "+":
             if isinstance(a, TDate) or isinstance(b, TDate):
                 return DATE
             if isinstance(a, TStr):
                 return STR
             return join(a, b)
-        if e.op == "-":
+        if op == "-":
             if isinstance(a, TDate):
                 return INT if isinstance(b, TDate) else DATE
             return join(a, b)

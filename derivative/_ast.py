@@ -17,9 +17,10 @@ so two spellings of one meaning have one identity.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Node(BaseModel):
@@ -101,20 +102,53 @@ class Unary(ExprNode):
     operand: Expr
 
 
+ArithOp: TypeAlias = Literal["+", "-", "*", "/", "//", "%"]
+LogicOp: TypeAlias = Literal["and", "or", "implies", "iff"]
+
+CHAIN_OPS: frozenset[str] = frozenset({"+", "*", "and", "or"})
+"""Operators whose runs are one node with any number of operands (see ``BinOp``, ``BoolOp``)."""
+
+
 class BinOp(ExprNode):
+    """Arithmetic, read left to right: ``operands[0] op operands[1] op ...``.
+
+    A run of ``+`` or of ``*`` is one node with all its operands (``a + b + c`` has three),
+    so a sum of a thousand terms is as shallow as a sum of two, and every reading walks it
+    in a loop.  The run is folded from the left, exactly as Python does, because ``+`` is
+    not associative on every type (dates leave the calendar at a step, floats round at each
+    step).  ``-``, ``/``, ``//`` and ``%`` have exactly two operands.  Built by
+    ``make_binop``, a ``+``/``*`` node never has the same run as its first operand.
+    """
+
     kind: Literal["binop"] = "binop"
-    op: Literal["+", "-", "*", "/", "//", "%"]
-    left: Expr
-    right: Expr
+    op: ArithOp
+    operands: tuple[Expr, ...] = Field(min_length=2)
+
+    @model_validator(mode="after")
+    def _arity(self) -> BinOp:
+        if self.op not in CHAIN_OPS and len(self.operands) != 2:
+            raise ValueError(f"`{self.op}` takes exactly two operands")
+        return self
 
 
 class BoolOp(ExprNode):
-    """``and``/``or`` (left-associative), ``implies`` (right-associative), ``iff``."""
+    """``and``/``or`` (any number of operands, flat), ``implies`` (right-associative) and
+    ``iff`` (left-associative), these two with exactly two operands.
+
+    ``and`` and ``or`` are associative in every reading, short circuits included, so a
+    node built by ``make_boolop`` never has an operand with its own operator: ``a and (b
+    and c)`` and ``a and b and c`` are one node with three operands, and one identity.
+    """
 
     kind: Literal["boolop"] = "boolop"
-    op: Literal["and", "or", "implies", "iff"]
-    left: Expr
-    right: Expr
+    op: LogicOp
+    operands: tuple[Expr, ...] = Field(min_length=2)
+
+    @model_validator(mode="after")
+    def _arity(self) -> BoolOp:
+        if self.op not in CHAIN_OPS and len(self.operands) != 2:
+            raise ValueError(f"`{self.op}` takes exactly two operands")
+        return self
 
 
 CompareOp: TypeAlias = Literal["==", "!=", "<", "<=", ">", ">=", "in", "not in"]
@@ -213,6 +247,56 @@ Expr: TypeAlias = Annotated[
     ),
     Field(discriminator="kind"),
 ]
+
+
+def make_binop(
+    op: ArithOp, operands: Sequence[Expr], *, line: int = 0, col: int = 0
+) -> BinOp:
+    """``operands[0] op operands[1] ...`` in the one canonical form.
+
+    For ``+`` and ``*``, a first operand that is already a run of the same operator is
+    extended rather than nested (``(a + b) + c`` means exactly ``a + b + c``); a later
+    operand never is, since ``a + (b + c)`` is a different fold.
+    """
+    first = operands[0]
+    if op in CHAIN_OPS and isinstance(first, BinOp) and first.op == op:
+        operands = (*first.operands, *operands[1:])
+    return BinOp(op=op, operands=tuple(operands), line=line, col=col)
+
+
+def make_boolop(
+    op: LogicOp, operands: Sequence[Expr], *, line: int = 0, col: int = 0
+) -> BoolOp:
+    """``a op b op ...`` in the one canonical form: ``and``/``or`` operands that are the
+    same operator are spliced in (each is already flat, so one level is enough)."""
+    if op in CHAIN_OPS:
+        flat: list[Expr] = []
+        for item in operands:
+            if isinstance(item, BoolOp) and item.op == op:
+                flat.extend(item.operands)
+            else:
+                flat.append(item)
+        operands = flat
+    return BoolOp(op=op, operands=tuple(operands), line=line, col=col)
+
+
+def conjunction(items: Sequence[Expr]) -> Expr:
+    """``items[0] and items[1] and ...``: ``true`` when empty, the item alone when one."""
+    if not items:
+        return BoolLit(value=True)
+    if len(items) == 1:
+        return items[0]
+    return make_boolop("and", items)
+
+
+def disjunction(items: Sequence[Expr]) -> Expr:
+    """``items[0] or items[1] or ...``: ``false`` when empty, the item alone when one."""
+    if not items:
+        return BoolLit(value=False)
+    if len(items) == 1:
+        return items[0]
+    return make_boolop("or", items)
+
 
 # --------------------------------------------------------------------------- type syntax
 

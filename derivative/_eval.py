@@ -301,35 +301,45 @@ class _Walker(ExprVisitor[Outcome]):
         return _guarded(ops.neg, v)
 
     def visit_binop(self, node: BinOp) -> Outcome:
-        a = self.visit(node.left)
-        if isinstance(a, _Undefined):
-            return a
-        b = self.visit(node.right)
-        if isinstance(b, _Undefined):
-            return b
-        return _guarded(ops.BINOPS[node.op], a, b)
+        """Folded from the left, one step at a time, stopping at the first undefined step."""
+        acc = self.visit(node.operands[0])
+        step = ops.BINOPS[node.op]
+        for operand in node.operands[1:]:
+            if isinstance(acc, _Undefined):
+                return acc
+            b = self.visit(operand)
+            if isinstance(b, _Undefined):
+                return b
+            acc = _guarded(step, acc, b)
+        return acc
 
     def _bool(self, node: Expr) -> bool | _Undefined:
         v = self.visit(node)
         return v if isinstance(v, bool) else UNDEFINED
 
     def visit_boolop(self, node: BoolOp) -> Outcome:
-        a = self._bool(node.left)
+        op = node.op
+        if op in ("and", "or"):
+            # Left to right; the first operand that decides (false for and, true for or)
+            # ends it, and an undefined operand met before one does makes it undefined.
+            deciding = op == "or"
+            for operand in node.operands:
+                v = self._bool(operand)
+                if isinstance(v, _Undefined) or v is deciding:
+                    return v
+            return not deciding
+        left, right = node.operands
+        a = self._bool(left)
         if isinstance(a, _Undefined):
             return a
-        op = node.op
-        if op == "and" and not a:
-            return False
-        if op == "or" and a:
-            return True
         if op == "implies" and not a:
             return True
-        b = self._bool(node.right)
+        b = self._bool(right)
         if isinstance(b, _Undefined):
             return b
         if op == "iff":
             return a == b
-        return b  # and/or/implies whose left side did not decide
+        return b  # implies whose left side held
 
     def visit_if(self, node: IfExpr) -> Outcome:
         c = self._bool(node.cond)

@@ -122,10 +122,15 @@ def _show_unary(e: Unary, need: int, tail: bool) -> str:
 
 
 def _show_binop(e: BinOp, need: int, tail: bool) -> str:
+    """``a op b op c``: the first operand binds at the operator's level (``a - b + c`` reads
+    back as ``(a - b) + c``), every later one tighter (``a + (b + c)`` keeps its brackets)."""
     level = _BINOP_LEVEL[e.op]
     inner_tail = tail if level >= need else True
-    text = f"{_show(e.left, level, False)} {e.op} {_show(e.right, level + 1, inner_tail)}"
-    return _wrap(text, level, need)
+    parts = [_show(e.operands[0], level, False)]
+    last = len(e.operands) - 1
+    for i, operand in enumerate(e.operands[1:], start=1):
+        parts.append(_show(operand, level + 1, inner_tail and i == last))
+    return _wrap(f" {e.op} ".join(parts), level, need)
 
 
 def _show_compare(e: Compare, need: int, tail: bool) -> str:
@@ -157,18 +162,24 @@ def _show_quant(e: Quantifier, need: int, tail: bool) -> str:
 
 
 def _show_boolop(e: BoolOp, need: int, tail: bool) -> str:
+    """``and``/``or`` runs print every operand one level tighter (a nested run of the same
+    operator keeps its brackets, though the parser would splice it in again);
+    ``implies`` binds its right side looser, ``iff`` its left."""
     op = e.op
     if op == "and":
-        level, left, right = AND, AND, NOT
+        level, first, rest = AND, NOT, NOT
     elif op == "or":
-        level, left, right = OR, OR, AND
+        level, first, rest = OR, AND, AND
     elif op == "implies":
-        level, left, right = IMPLIES, IF, IMPLIES
+        level, first, rest = IMPLIES, IF, IMPLIES
     else:  # iff
-        level, left, right = IFF, IFF, IMPLIES
+        level, first, rest = IFF, IFF, IMPLIES
     inner_tail = tail if level >= need else True
-    text = f"{_show(e.left, left, False)} {op} {_show(e.right, right, inner_tail)}"
-    return _wrap(text, level, need)
+    parts = [_show(e.operands[0], first, False)]
+    last = len(e.operands) - 1
+    for i, operand in enumerate(e.operands[1:], start=1):
+        parts.append(_show(operand, rest, inner_tail and i == last))
+    return _wrap(f" {op} ".join(parts), level, need)
 
 
 _PRINTERS: Final[dict[str, Callable[[Any, int, bool], str]]] = {

@@ -46,6 +46,13 @@ MAX_CHAR = 0x2FFFF
 MAX_REPEAT = 1000
 """The largest count in ``{m,n}``: larger loops blow up every back-end for no use."""
 
+MAX_GROUP_DEPTH = 50
+"""The deepest nesting of groups ``( )``.  The parser and every reading of the tree (the
+matcher, the Python pattern, the Z3 and SMT-LIB regexes, Hypothesis) recurse once or twice
+per group level, and a group may add two tree levels (a repeat of a concatenation); real
+patterns nest a handful of groups, and a hostile one is refused at its offset instead of
+exhausting the stack."""
+
 DIGIT: tuple[tuple[int, int], ...] = ((0x30, 0x39),)
 WORD: tuple[tuple[int, int], ...] = ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))
 SPACE: tuple[tuple[int, int], ...] = ((0x09, 0x0D), (0x20, 0x20))
@@ -168,6 +175,7 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        self.depth = 0  # groups open at ``pos``
 
     def peek(self, ahead: int = 0) -> str | None:
         i = self.pos + ahead
@@ -264,8 +272,12 @@ class _Parser:
                     "are not supported; use a plain group ( )",
                     start,
                 )
+            if self.depth >= MAX_GROUP_DEPTH:
+                raise RegexError(f"groups are nested more than {MAX_GROUP_DEPTH} deep", start)
             self.pos += 1
+            self.depth += 1
             inner = self.alternation()
+            self.depth -= 1
             if self.peek() != ")":
                 raise RegexError("missing ')': unterminated group", start)
             self.pos += 1

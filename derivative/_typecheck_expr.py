@@ -29,6 +29,7 @@ from derivative._ast import (
     StrLit,
     Unary,
 )
+from derivative._depth import MAX_DEPTH
 from derivative._typecheck_base import Ctx, did_you_mean, is_bool, is_int, is_num
 from derivative._typecheck_calls import CallChecks
 from derivative._types import (
@@ -198,25 +199,46 @@ class ExprChecker(CallChecks):
         return base(t) if not isinstance(t, TAny) else t
 
     def visit_binop(self, node: BinOp) -> Ty:
-        a = self.visit(node.left)
-        b = self.visit(node.right)
-        for side, t in ((node.left, a), (node.right, b)):
-            if isinstance(t, TRange):
-                return self.err(side, "a range LO..HI may only follow `in` or `not in`")
-        r = _arith(node.op, a, b)
-        if r is None:
-            hint = None
-            if node.op == "+" and (isinstance(a, TStr) or isinstance(b, TStr)):
-                hint = "convert numbers with str(n), strings with int(s)"
-            elif node.op == "*" and isinstance(a, (TStr, TList)):
-                hint = "`*` is numeric only (no repetition)"
+        """Typed step by step from the left, as the run is evaluated (``d + 1 + 2`` is a date
+        at every step).  A step that fails is reported and gives ``any``, and the steps
+        after it are checked from there: exactly what the nested binary form reported."""
+        acc = self._operand(node.operands[0])
+        date_steps = 0
+        for operand in node.operands[1:]:
+            b = self._operand(operand)
+            date_steps += isinstance(acc, TDate) or isinstance(b, TDate)
+            acc = self._step(node, acc, b)
+        if date_steps > MAX_DEPTH:
+            # Each step of date arithmetic must stay in the calendar, so every reading
+            # nests one level per step (unlike numbers, whose sums are flat).
             return self.err(
-                node, f"operator `{node.op}` cannot combine {a.show()} and {b.show()}", hint
+                node,
+                f"a run of `{node.op}` takes more than {MAX_DEPTH} steps on a date",
+                "add the days first: `d + (n1 + n2 + ...)`",
             )
-        return r
+        return acc
+
+    def _operand(self, operand: Expr) -> Ty:
+        t = self.visit(operand)
+        if isinstance(t, TRange):
+            return self.err(operand, "a range LO..HI may only follow `in` or `not in`")
+        return t
+
+    def _step(self, node: BinOp, a: Ty, b: Ty) -> Ty:
+        """The type of one step ``a op b`` of the run ``node`` (``any`` if undefined)."""
+        r = _arith(node.op, a, b)
+        if r is not None:
+            return r
+        hint = None
+        if node.op == "+" and (isinstance(a, TStr) or isinstance(b, TStr)):
+            hint = "convert numbers with str(n), strings with int(s)"
+        elif node.op == "*" and isinstance(a, (TStr, TList)):
+            hint = "`*` is numeric only (no repetition)"
+        message = f"operator `{node.op}` cannot combine {a.show()} and {b.show()}"
+        return self.err(node, message, hint)
 
     def visit_boolop(self, node: BoolOp) -> Ty:
-        for side in (node.left, node.right):
+        for side in node.operands:
             t = self.visit(side)
             if not is_bool(t):
                 self.err(side, f"operands of `{node.op}` must be bool, not {t.show()}")

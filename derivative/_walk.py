@@ -55,7 +55,7 @@ def children(node: Expr) -> tuple[Expr, ...]:
         return (node.operand,)
     if k in ("binop", "boolop"):
         assert isinstance(node, (BinOp, BoolOp))
-        return (node.left, node.right)
+        return node.operands
     if k == "compare":
         assert isinstance(node, Compare)
         return node.operands

@@ -19,6 +19,8 @@ from typing import Any
 from lark import Lark
 from lark.parsers.lalr_analysis import Shift
 
+from derivative._ast import ConstDecl, FunctionDecl, ListType, ParamDecl, SystemDecl
+from derivative._depth import MAX_DEPTH, too_deep, type_too_deep
 from derivative._errors import DerivativeError, SourcePos, SpecError
 
 from ._hints import describe_unexpected
@@ -285,7 +287,51 @@ def parse_source(text: str, file: str) -> ParsedFile:
             if gc_was_enabled:
                 gc.enable()
     assert isinstance(result, ParsedFile)
+    _check_depth(result, text, file)
     return result
+
+
+def _types_of(decl: Any) -> list[Any]:
+    """The written types of a declaration (its own, its parameters', its results)."""
+    if isinstance(decl, (ConstDecl, ParamDecl)):
+        return [decl.type]
+    if isinstance(decl, FunctionDecl):
+        return [*(p.type for p in decl.params), decl.returns]
+    if isinstance(decl, SystemDecl):
+        return [t for op in decl.operations for t in (*(p.type for p in op.params), op.returns)]
+    return []
+
+
+def _check_depth(parsed: ParsedFile, text: str, file: str) -> None:
+    """Refuse, at its place, anything nested deeper than ``MAX_DEPTH`` (``derivative._depth``).
+
+    Checked here, once, before anything walks the nodes by recursion: the loader already
+    hashes every unnamed obligation's expression, and every reading after it recurses.
+    The parse itself does not recurse (the LALR driver keeps its own stacks).
+    """
+    found: Any = None
+    for decl in parsed.declarations:
+        for ty in _types_of(decl):
+            found = found or type_too_deep(ty)
+        if isinstance(decl, ConstDecl):
+            found = found or too_deep(decl.value)
+        if found is not None:
+            break
+    if found is None:
+        for clause in parsed.clauses:
+            found = too_deep(clause.expr)
+            if found is not None:
+                break
+    if found is None:
+        return
+    what = "a type" if isinstance(found, ListType) else "an expression"
+    raise SpecError(
+        f"{what} nested more than {MAX_DEPTH} levels deep",
+        pos_in(text, file, found.line or 1, found.col or 1),
+        hint="every operator, call, index, quantifier, list or bracket inside another adds "
+        "a level, but a run of `+`, `*`, `and` or `or` is one level however long: write "
+        "`a - (b + c + d)` for `a - b - c - d`, or split the condition into several",
+    )
 
 
 def _failure_point(text: str) -> tuple[int, str] | None:

@@ -56,6 +56,8 @@ from derivative._ast import (
     StrType,
     SystemDecl,
     Unary,
+    make_binop,
+    make_boolop,
 )
 
 from ._lexer import LexError, Tok
@@ -525,7 +527,7 @@ class SpecTransformer:
 
     def when_cond(self, c: list[Any]) -> BoolOp:
         kw = c[0]
-        return BoolOp(op="implies", left=c[1], right=c[3], line=kw.line, col=kw.column)
+        return make_boolop("implies", (c[1], c[3]), line=kw.line, col=kw.column)
 
     def never_cond(self, c: list[Any]) -> Unary:
         kw = c[0]
@@ -560,8 +562,36 @@ class SpecTransformer:
     # ------------------------------------------------------------ expressions
 
     def boolop(self, c: list[Any]) -> BoolOp:
+        """``implies`` and ``iff``: always two operands."""
         left = c[0]
-        return BoolOp(op=c[1].value, left=left, right=c[2], line=left.line, col=left.col)
+        return make_boolop(c[1].value, (left, c[2]), line=left.line, col=left.col)
+
+    @staticmethod
+    def _run(c: list[Any]) -> list[Any]:
+        """A run ``x op y op z ...`` collected flat (left recursion appends in place)."""
+        if type(c[0]) is list:
+            items: list[Any] = c[0]
+            items.append(c[2])
+            return items
+        return [c[0], c[2]]
+
+    disjuncts = conjuncts = addends = factors = _run
+
+    def or_(self, c: list[Any]) -> BoolOp:
+        first = c[0][0]
+        return make_boolop("or", c[0], line=first.line, col=first.col)
+
+    def and_(self, c: list[Any]) -> BoolOp:
+        first = c[0][0]
+        return make_boolop("and", c[0], line=first.line, col=first.col)
+
+    def plus(self, c: list[Any]) -> BinOp:
+        first = c[0][0]
+        return make_binop("+", c[0], line=first.line, col=first.col)
+
+    def times(self, c: list[Any]) -> BinOp:
+        first = c[0][0]
+        return make_binop("*", c[0], line=first.line, col=first.col)
 
     def if_expr(self, c: list[Any]) -> IfExpr:
         kw = c[0]
@@ -615,8 +645,9 @@ class SpecTransformer:
         return Range(lo=lo, hi=c[2], line=lo.line, col=lo.col)
 
     def binop(self, c: list[Any]) -> BinOp:
+        """``-``, ``/``, ``//`` and ``%``: always two operands."""
         left = c[0]
-        return BinOp(op=c[1].value, left=left, right=c[2], line=left.line, col=left.col)
+        return make_binop(c[1].value, (left, c[2]), line=left.line, col=left.col)
 
     def neg(self, c: list[Any]) -> Unary:
         kw = c[0]

@@ -71,7 +71,7 @@ from derivative._types import (
 )
 from derivative._types import join_base as join
 
-from ._encode_base import fold_and, fold_or
+from ._encode_base import run_and_or
 from ._encode_calls import Calls
 from ._encode_quant import Quantifiers
 from ._terms import DATE_MAX, DATE_MIN, Term, coerce, enum_sort, is_num, literal, seq_of
@@ -153,10 +153,45 @@ class Encoder(Quantifiers, Calls):
         return Term(-t.value, t.defined, base(t.ty))
 
     def visit_binop(self, n: BinOp) -> Term:
-        left = self.visit(n.left)
-        right = self.visit(n.right)
+        """A run of ``+``/``*`` over numbers, strings or lists is one flat term (exact
+        arithmetic and concatenation are associative); anything else, date arithmetic
+        above all (each step must stay in the calendar), is folded step by step."""
+        terms = [self.visit(o) for o in n.operands]
+        if len(terms) > 2:
+            flat = self._flat_run(n.op, terms)
+            if flat is not None:
+                return flat
+        acc = terms[0]
+        for t in terms[1:]:
+            acc = self._binop_step(n.op, acc, t)
+        return acc
+
+    def _flat_run(self, op: str, terms: list[Term]) -> Term | None:
+        """The run as one n-ary term when every operand has the same family of type."""
+        d = self._z.conj([t.defined for t in terms])
+        types = [t.ty for t in terms]
+        if all(is_num(t) for t in types):
+            ty: Ty = types[0]
+            for t in types[1:]:
+                ty = join(ty, t)
+            return Term(self._arith_run(op, [coerce(t, ty) for t in terms]), d, base(ty))
+        if op != "+":
+            return None
+        if all(isinstance(t, TStr) for t in types):
+            return Term(z3.Concat(*[t.value for t in terms]), d, STR)
+        if all(isinstance(t, TList) for t in types):
+            ty = types[0]
+            for t in types[1:]:
+                ty = join(ty, t)
+            if all(t.value is None for t in terms):
+                return Term(None, d, ty)
+            return Term(z3.Concat(*[coerce(t, ty) for t in terms]), d, ty)
+        return None
+
+    def _binop_step(self, op: str, left: Term, right: Term) -> Term:
+        """One step ``left op right`` of a run (two operands: the whole node)."""
         d = self._z.conj((left.defined, right.defined))
-        lt, rt, op = left.ty, right.ty, n.op
+        lt, rt = left.ty, right.ty
         if op == "+" and isinstance(lt, TStr) and isinstance(rt, TStr):
             return Term(z3.Concat(left.value, right.value), d, STR)
         if op == "+" and isinstance(lt, TList) and isinstance(rt, TList):
@@ -198,13 +233,12 @@ class Encoder(Quantifiers, Calls):
         return Term(v, conj(d, v >= DATE_MIN, v <= DATE_MAX), DATE)
 
     def visit_boolop(self, n: BoolOp) -> Term:
-        a = self.visit(n.left)
-        b = self.visit(n.right)
-        if n.op == "and":
-            d, v = fold_and([a, b])
-        elif n.op == "or":
-            d, v = fold_or([a, b])
-        elif n.op == "implies":
+        terms = [self.visit(o) for o in n.operands]
+        if n.op in ("and", "or"):
+            d, v = run_and_or(n.op, terms)
+            return Term(v, d, BOOL)
+        a, b = terms
+        if n.op == "implies":
             # `A implies B` is `not A or B`: B is evaluated only when A is true.
             d = conj(a.defined, implies(a.value, b.defined))
             v = implies(a.value, b.value)

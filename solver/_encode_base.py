@@ -9,7 +9,7 @@ C-API builders for arithmetic and comparisons that build the very terms z3py bui
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import z3
@@ -43,6 +43,50 @@ def fold_or(items: list[Term]) -> tuple[Z, Z]:
         d = conj(t.defined, disj(t.value, d))
         v = disj(t.value, v)
     return d, v
+
+
+RUN_BUDGET = 100_000
+"""The most operand references the definedness of one ``and``/``or`` run may repeat.
+
+Operand ``i`` is evaluated only where every operand before it let the run go on, so an
+operand that may be undefined repeats the ``i`` values before it; a run of thousands of
+such operands would build a formula quadratic in its length, which Z3 can neither build
+nor solve in useful time.  Past the budget the run is ``Unsupported`` (the question is
+then unknown, with that reason), never an approximation.  Runs of operands that are
+always defined (comparisons of params, the common case) repeat nothing.
+"""
+
+
+def run_and_or(op: str, items: Sequence[Term]) -> tuple[Z, Z]:
+    """(defined, value) of the run ``items[0] op items[1] op ...`` for ``and``/``or``.
+
+    Left to right with short circuits: operand ``i`` counts only where every earlier
+    operand was true (``and``) or false (``or``).  Flat, not nested: for two operands
+    the very terms the binary encoding built (``d_a ∧ (v_a → d_b)``, ``d_a ∧ (v_a ∨
+    d_b)``), for more the conjunction of one such condition per partial operand.
+    """
+    z = current()
+    values = [t.value for t in items]
+    parts: list[Z] = []
+    spent = 0
+    for i, t in enumerate(items):
+        if z.literal_value(t.defined) is True:
+            continue
+        if i == 0:
+            parts.append(t.defined)
+            continue
+        spent += i
+        if spent > RUN_BUDGET:
+            raise Unsupported(
+                f"a run of `{op}` with {len(items)} operands, many of which may be "
+                "undefined, is too large to encode"
+            )
+        if op == "and":
+            parts.append(implies(conj(*values[:i]), t.defined))
+        else:
+            parts.append(disj(*values[:i], t.defined))
+    value = conj(*values) if op == "and" else disj(*values)
+    return conj(*parts), value
 
 
 _ARITH_API: dict[str, Callable[..., Any]] = {
@@ -125,6 +169,18 @@ class EncoderBase(ExprVisitor[Term]):
         if op == "-":
             return a - b
         return a * b
+
+    def _arith_run(self, op: str, values: Sequence[Z]) -> Z:
+        """``v0 op v1 op ...`` for a run of ``+`` or ``*``, as one flat term.
+
+        Exact arithmetic is associative, so the flat sum is the run's value; for two
+        operands it is the very term ``_arith`` builds.
+        """
+        z = self._z
+        if all(isinstance(v, z3.ArithRef) and v.ctx is z.ctx for v in values):
+            arr = (z3.Ast * len(values))(*[v.ast for v in values])
+            return z3.ArithRef(_ARITH_API[op](z.ref, len(values), arr), z.ctx)
+        return z3.Sum(*values) if op == "+" else z3.Product(*values)
 
     def _order(self, op: str, a: Z, b: Z) -> Z:
         """``a op b`` for ``< <= > >=`` (arithmetic through the C API, as ``_arith``)."""

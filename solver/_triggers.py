@@ -39,6 +39,8 @@ from derivative._ast import (
     Range,
     Result,
     Unary,
+    disjunction,
+    make_binop,
 )
 from derivative._printer import to_source
 from derivative._typecheck import TypeInfo
@@ -74,7 +76,7 @@ def _int(value: int) -> Expr:
 
 
 def _diff_is(a: Expr, b: Expr, k: int) -> Expr:
-    return Compare(ops=("==",), operands=(BinOp(op="-", left=a, right=b), _int(k)))
+    return Compare(ops=("==",), operands=(make_binop("-", (a, b)), _int(k)))
 
 
 def _over_inputs(expr: Expr, allowed: frozenset[str]) -> bool:
@@ -155,20 +157,19 @@ class _Walk:
                 visit(c, ctx)
             return  # the body sees a bound variable
         if isinstance(n, BoolOp):
-            if n.op == "and":
-                visit(n.left, (*ctx, n.right))
-                visit(n.right, (*ctx, n.left))
-            elif n.op == "or":
-                visit(n.left, (*ctx, _not(n.right)))
-                visit(n.right, (*ctx, _not(n.left)))
+            if n.op in ("and", "or"):
+                # Each operand decides where the others hold (and) or fail (or).
+                for i, operand in enumerate(n.operands):
+                    visit(operand, (*ctx, *_siblings(n, i)))
             elif n.op == "implies":
-                if _over_inputs(n.left, self.allowed):
-                    self.add("antecedent", n.left, ctx)
-                visit(n.left, ctx)
-                visit(n.right, (*ctx, n.left))
+                left, right = n.operands
+                if _over_inputs(left, self.allowed):
+                    self.add("antecedent", left, ctx)
+                visit(left, ctx)
+                visit(right, (*ctx, left))
             else:
-                visit(n.left, ctx)
-                visit(n.right, ctx)
+                for operand in n.operands:
+                    visit(operand, ctx)
             return
         if isinstance(n, IfExpr):
             visit(n.cond, ctx)
@@ -187,23 +188,41 @@ class _Walk:
             visit(c, ctx)
 
 
+SIBLINGS = 16
+"""The most other operands of one ``and``/``or`` run a trigger's context takes (the nearest).
+
+The context only orders the search (where a trigger is worth testing first); taking every
+other operand of a run of thousands would make the walk quadratic in the run's length.
+"""
+
+
+def _siblings(n: BoolOp, i: int) -> list[Expr]:
+    """What holds where operand ``i`` of the run ``n`` decides it: the other operands (of an
+    ``and``) or their negations (of an ``or``), the nearest ``SIBLINGS``, in run order."""
+    window = range(max(0, i - SIBLINGS), min(len(n.operands), i + SIBLINGS + 1))
+    nearest = sorted((j for j in window if j != i), key=lambda j: (abs(j - i), j))[:SIBLINGS]
+    chosen = [n.operands[j] for j in sorted(nearest)]
+    return chosen if n.op == "and" else [_not(e) for e in chosen]
+
+
 def _floor_triggers(
     info: TypeInfo, scope: Mapping[str, Ty], n: BinOp, allowed: frozenset[str]
 ) -> Iterator[Expr]:
     """The edges of ``a // c`` and ``a % c`` (``c`` a positive integer constant): where
     ``a % c`` is 0 and ``c - 1``, the quotient steps."""
-    if not (_over_inputs(n.left, allowed) and _over_inputs(n.right, allowed)):
+    left, right = n.operands
+    if not (_over_inputs(left, allowed) and _over_inputs(right, allowed)):
         return
-    if free_names(n.right) - frozenset(info.const_values):
+    if free_names(right) - frozenset(info.const_values):
         return
-    if not isinstance(_type(info, scope, n.left), TInt):
+    if not isinstance(_type(info, scope, left), TInt):
         return
     from derivative._eval import evaluate
 
-    c = evaluate(n.right, {}, info.const_values)
+    c = evaluate(right, {}, info.const_values)
     if not isinstance(c, int) or isinstance(c, bool) or not 1 < c <= 10**9:
         return
-    rem = BinOp(op="%", left=n.left, right=_int(c))
+    rem = make_binop("%", (left, _int(c)))
     for k in (0, c - 1):
         yield Compare(ops=("==",), operands=(rem, _int(k)))
 
@@ -220,10 +239,7 @@ def normal_condition(raises: Sequence[Obligation]) -> Expr | None:
         return None
     if len(raises) == 1 and isinstance(raises[0].expr, Unary) and raises[0].expr.op == "not":
         return raises[0].expr.operand
-    cond: Expr = raises[0].expr
-    for o in raises[1:]:
-        cond = BoolOp(op="or", left=cond, right=o.expr)
-    return Unary(op="not", operand=cond)
+    return Unary(op="not", operand=disjunction([o.expr for o in raises]))
 
 
 def _type(info: TypeInfo, scope: Mapping[str, Ty], e: Expr) -> Ty | None:

@@ -28,9 +28,9 @@ def antecedents(expr: Expr) -> list[Expr]:
     """Conditions of ``when``/``implies`` at the top of a clause (or of its conjuncts)."""
     if isinstance(expr, BoolOp):
         if expr.op == "implies":
-            return [expr.left]
+            return [expr.operands[0]]
         if expr.op == "and":
-            return antecedents(expr.left) + antecedents(expr.right)
+            return [a for operand in expr.operands for a in antecedents(operand)]
     return []
 
 

@@ -64,8 +64,7 @@ class LoadedLike(Protocol):
 
 def _conjuncts(e: Expr) -> Iterator[Expr]:
     if isinstance(e, BoolOp) and e.op == "and":
-        yield from _conjuncts(e.left)
-        yield from _conjuncts(e.right)
+        yield from e.operands  # a run is flat: no operand is itself an `and`
     else:
         yield e
 

@@ -246,19 +246,25 @@ class Translator(ExprVisitor[Py]):
         return Py(f"-{inner.at(P_UNARY)}", P_UNARY, inner.ty)
 
     def visit_binop(self, n: BinOp) -> Py:
-        a, b = self.visit(n.left), self.visit(n.right)
+        """A run folds from the left, as Python's own ``a + b + c`` does."""
+        acc = self.visit(n.operands[0])
+        for operand in n.operands[1:]:
+            acc = self._step(n.op, acc, self.visit(operand))
+        return acc
+
+    def _step(self, op: str, a: Py, b: Py) -> Py:
         if isinstance(a.ty, TDate) or isinstance(b.ty, TDate):
-            return self._date_arith(n.op, a, b)
-        if n.op == "/" and not (is_real(a.ty) or is_real(b.ty)):
+            return self._date_arith(op, a, b)
+        if op == "/" and not (is_real(a.ty) or is_real(b.ty)):
             # Two ints divide exactly; a real (a float argument) stays a float, as in
             # the language, where arithmetic on a float gives a float.
             frac = self.names.use("Fraction")
             return Py(f"{frac}({a.at(P_TEST)}, {b.at(P_TEST)})", P_ATOM, REAL)
-        if n.op == "/":
+        if op == "/":
             return Py(f"{a.at(P_MUL)} / {b.at(P_MUL + 1)}", P_MUL, REAL)
-        prec = P_ADD if n.op in ("+", "-") else P_MUL
+        prec = P_ADD if op in ("+", "-") else P_MUL
         ty = _join(a.ty, b.ty)
-        return Py(f"{a.at(prec)} {n.op} {b.at(prec + 1)}", prec, ty)
+        return Py(f"{a.at(prec)} {op} {b.at(prec + 1)}", prec, ty)
 
     def _date_arith(self, op: str, a: Py, b: Py) -> Py:
         delta = f"{self.names.use('datetime')}.timedelta"
@@ -273,11 +279,12 @@ class Translator(ExprVisitor[Py]):
         raise Refuse(f"date arithmetic with {op!r} on these operands")
 
     def visit_boolop(self, n: BoolOp) -> Py:
-        a, b = self.visit(n.left), self.visit(n.right)
+        parts = [self.visit(o) for o in n.operands]
         if n.op == "and":
-            return Py(f"{a.at(P_AND)} and {b.at(P_AND + 1)}", P_AND, BOOL)
+            return Py(" and ".join(p.at(P_AND + 1) for p in parts), P_AND, BOOL)
         if n.op == "or":
-            return Py(f"{a.at(P_OR)} or {b.at(P_OR + 1)}", P_OR, BOOL)
+            return Py(" or ".join(p.at(P_OR + 1) for p in parts), P_OR, BOOL)
+        a, b = parts
         if n.op == "implies":
             return Py(f"not {a.at(P_NOT)} or {b.at(P_OR + 1)}", P_OR, BOOL)
         return Py(f"{a.at(P_CMP + 1)} == {b.at(P_CMP + 1)}", P_CMP, BOOL)

@@ -73,6 +73,15 @@ class CompileError(InternalError):
 # --------------------------------------------------------------------------- values
 
 
+def _step_type(op: str, a: Ty, b: Ty) -> Ty:
+    """The type of one step of a ``+``/``*`` run (what ``visit_binop`` gives two operands)."""
+    if isinstance(a, TDate) or isinstance(b, TDate):
+        return TAny() if isinstance(a, TAny) or isinstance(b, TAny) else DATE
+    if op == "+" and isinstance(a, TStr):
+        return STR
+    return _join(a, b)
+
+
 def py_value(value: object) -> str:
     """Python source of a test value (see the module docstring for the representation)."""
     if value is None:
@@ -221,8 +230,17 @@ class PyCompiler(ExprVisitor[tuple[str, Ty]]):
         return f"(-{s})", t
 
     def visit_binop(self, n: BinOp) -> tuple[str, Ty]:
-        a, ta = self.visit(n.left)
-        b, tb = self.visit(n.right)
+        """Two operands: the step inline; a run of three or more: one ``_run`` call over
+        all of them (flat, however long), typed step by step as the checker types it."""
+        if len(n.operands) > 2:
+            parts = [self.visit(o) for o in n.operands]
+            ty = parts[0][1]
+            for _, t in parts[1:]:
+                ty = _step_type(n.op, ty, t)
+            return f"_run({n.op!r}, {', '.join(p for p, _ in parts)})", ty
+        left, right = n.operands
+        a, ta = self.visit(left)
+        b, tb = self.visit(right)
         op = n.op
         if isinstance(ta, TDate) or isinstance(tb, TDate):
             if isinstance(ta, TAny) or isinstance(tb, TAny):
@@ -251,14 +269,12 @@ class PyCompiler(ExprVisitor[tuple[str, Ty]]):
         return (f"_fin{text}" if isinstance(ty, TReal) else text), ty
 
     def visit_boolop(self, n: BoolOp) -> tuple[str, Ty]:
-        a, _ = self.visit(n.left)
-        b, _ = self.visit(n.right)
-        if n.op == "and":
-            return f"({a} and {b})", BOOL
-        if n.op == "or":
-            return f"({a} or {b})", BOOL
+        parts = [self.visit(o)[0] for o in n.operands]
+        if n.op in ("and", "or"):
+            return "(" + f" {n.op} ".join(parts) + ")", BOOL  # flat in Python too
+        a, b = parts
         if n.op == "implies":
-            return f"((not {a}) or {b})", BOOL
+            return f"(not {a} or {b})", BOOL  # every operand's text is atomic
         return f"({a} == {b})", BOOL
 
     def visit_if(self, n: IfExpr) -> tuple[str, Ty]:

@@ -184,6 +184,26 @@ def _date_arith(a: Any, op: str, b: Any) -> Any:
     return _date_add(a, b) if isinstance(a, datetime.date) else _date_add(b, a)
 
 
+def _run(op: str, *xs: Any) -> Any:
+    """A run ``x0 op x1 op ...`` of ``+`` or ``*`` (three operands or more), folded from the
+    left with the language's step: a date stays in the calendar, a float stays finite.
+
+    One call, not one nested expression per step: a sum of thousands of terms would nest
+    past what Python compiles.  The operands are evaluated first (they have no short
+    circuit); a step that fails raises ``Undefined`` as the nested form would.
+    """
+    acc = xs[0]
+    for x in xs[1:]:
+        if op == "*":
+            acc = acc * x
+        elif isinstance(acc, datetime.date) or isinstance(x, datetime.date):
+            acc = _date_arith(acc, "+", x)
+        else:
+            acc = acc + x
+        acc = _fin(acc)
+    return acc
+
+
 def _min(*args: Any) -> Any:
     items = args[0] if len(args) == 1 else args
     if not items:

@@ -474,7 +474,7 @@ def _is_vacuous(o: Obligation | Any, plan: Plan) -> bool:
 def _is_top_antecedent(expr: Expr, t: Trigger) -> bool:
     from derivative._ast import BoolOp
 
-    return isinstance(expr, BoolOp) and expr.op == "implies" and expr.left == t.expr
+    return isinstance(expr, BoolOp) and expr.op == "implies" and expr.operands[0] == t.expr
 
 
 def _in_contract_order(info: TypeInfo, items: list[ObligationEvidence]) -> list[ObligationEvidence]:

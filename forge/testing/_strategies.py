@@ -112,7 +112,7 @@ class Box:
 def conjuncts(expr: Expr) -> list[Expr]:
     """The top-level ``and``-operands of ``expr`` (left to right)."""
     if isinstance(expr, BoolOp) and expr.op == "and":
-        return conjuncts(expr.left) + conjuncts(expr.right)
+        return list(expr.operands)  # a run is flat: no operand is itself an `and`
     return [expr]
 
 
@@ -151,9 +151,8 @@ class _Analyser:
         if isinstance(e, BoolLit) and e.value:
             return True
         if isinstance(e, BoolOp) and e.op == "and":
-            left = self.absorb(e.left, box_of, bound, types)
-            right = self.absorb(e.right, box_of, bound, types)
-            return left and right
+            absorbed = [self.absorb(o, box_of, bound, types) for o in e.operands]
+            return all(absorbed)
         if isinstance(e, Call) and e.func == "matches" and len(e.args) == 2:
             s = self.subject(e.args[0], bound)
             ok, pattern = self.constant(e.args[1])

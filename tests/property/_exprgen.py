@@ -64,9 +64,7 @@ from hypothesis import strategies as st
 
 from derivative import _regex
 from derivative._ast import (
-    BinOp,
     BoolLit,
-    BoolOp,
     Call,
     CompareOp,
     DateLit,
@@ -83,6 +81,8 @@ from derivative._ast import (
     RealLit,
     StrLit,
     Unary,
+    make_binop,
+    make_boolop,
 )
 from derivative._ast import Compare as CompareNode
 from derivative._types import (
@@ -321,10 +321,23 @@ class _Builder:
             return self.expr(t, vars, depth)
 
         def binop(op: _BinOpName, lt: Ty, rt: Ty) -> Callable[[], Expr]:
-            return lambda: BinOp(op=op, left=sub(lt), right=sub(rt))
+            """``lt op rt``; for ``+``/``*`` a run of two to four operands, as the parser
+            builds them (a later operand continues from the running type: ``d + 1 + 2``)."""
+
+            def make() -> Expr:
+                more = self.draw(st.integers(0, 2)) if op in ("+", "*") else 0
+                extra = INT if DATE in (lt, rt) else rt
+                operands = [sub(lt), sub(rt), *(sub(extra) for _ in range(more))]
+                return make_binop(op, operands)
+
+            return make
 
         def boolop(op: _BoolOpName) -> Callable[[], Expr]:
-            return lambda: BoolOp(op=op, left=sub(BOOL), right=sub(BOOL))
+            def make() -> Expr:
+                more = self.draw(st.integers(0, 2)) if op in ("and", "or") else 0
+                return make_boolop(op, [sub(BOOL) for _ in range(2 + more)])
+
+            return make
 
         def call(func: str, *arg_types: Ty) -> Callable[[], Expr]:
             return lambda: Call(func=func, args=tuple(sub(t) for t in arg_types))
@@ -479,7 +492,7 @@ class _Builder:
         length = Call(func="len", args=(arg,))
         if choice == 1 or not self.on("-"):
             return length
-        return BinOp(op="-", left=length, right=IntLit(value=1))
+        return make_binop("-", (length, IntLit(value=1)))
 
     def binder(self, fresh: tuple[str, str], ty: Ty, vars: Mapping[str, Ty]) -> str:
         """A fresh name or, as often, one already visible with the same type (shadowing)."""

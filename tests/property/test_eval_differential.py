@@ -60,6 +60,8 @@ from derivative._ast import (
     RealLit,
     StrLit,
     Unary,
+    make_binop,
+    make_boolop,
 )
 from derivative._eval import Evaluator
 from derivative._evalops import conforms, is_num, sort_of
@@ -152,22 +154,26 @@ class ToPython(ExprVisitor[str]):
         return f"({op}{self.visit(n.operand)})"
 
     def visit_binop(self, n: BinOp) -> str:
-        a, b = self.visit(n.left), self.visit(n.right)
-        if n.op == "/":
-            return f"_div({a}, {b})"
-        if n.op == "+":
-            return f"_add({a}, {b})"
-        if n.op == "-":
-            return f"_sub({a}, {b})"
-        return f"({a} {n.op} {b})"
+        acc = self.visit(n.operands[0])
+        for operand in n.operands[1:]:  # a run folds from the left, one step at a time
+            b = self.visit(operand)
+            if n.op == "/":
+                acc = f"_div({acc}, {b})"
+            elif n.op == "+":
+                acc = f"_add({acc}, {b})"
+            elif n.op == "-":
+                acc = f"_sub({acc}, {b})"
+            else:
+                acc = f"({acc} {n.op} {b})"
+        return acc
 
     def visit_boolop(self, n: BoolOp) -> str:
-        a, b = self.visit(n.left), self.visit(n.right)
+        parts = [self.visit(o) for o in n.operands]
         if n.op == "implies":
-            return f"((not {a}) or {b})"
+            return f"((not {parts[0]}) or {parts[1]})"
         if n.op == "iff":
-            return f"({a} == {b})"
-        return f"({a} {n.op} {b})"
+            return f"({parts[0]} == {parts[1]})"
+        return "(" + f" {n.op} ".join(parts) + ")"
 
     def visit_compare(self, n: Compare) -> str:
         parts = [self.operand(n.operands[0])]
@@ -311,13 +317,13 @@ def _partial_body(draw: st.DrawFn, var: str) -> Expr:
     scope = {**CONTROL_VARS, var: INT}
     other = draw(typed_exprs(INT, scope, 1, exclude=CONTROL_ONLY))
     v = Name(id=var)
-    shifted = BinOp(op="-", left=v, right=_small_int(draw(st.integers(-1, 3))))
+    shifted = make_binop("-", (v, _small_int(draw(st.integers(-1, 3)))))
     partial = draw(
         st.sampled_from(
             [
                 Index(base=Name(id="xs"), index=v),
-                BinOp(op="//", left=other, right=shifted),
-                BinOp(op="%", left=other, right=shifted),
+                make_binop("//", (other, shifted)),
+                make_binop("%", (other, shifted)),
                 Call(func="int", args=(Index(base=Name(id="s"), index=v),)),
             ]
         )
@@ -329,8 +335,8 @@ def _partial_body(draw: st.DrawFn, var: str) -> Expr:
     if how == "alone":
         return test
     if how.endswith("_rev"):
-        return BoolOp(op=how[:-4], left=extra, right=test)
-    return BoolOp(op=how, left=test, right=extra)
+        return make_boolop(how[:-4], (extra, test))  # type: ignore[arg-type]
+    return make_boolop(how, (test, extra))  # type: ignore[arg-type]
 
 
 @st.composite
@@ -358,7 +364,7 @@ def _binders(draw: st.DrawFn) -> tuple[Expr, dict[str, object]]:
     if var in CONTROL_VARS and draw(st.booleans()):
         # after the binder, the outer `var` must be visible again
         after = Compare(ops=("<=",), operands=(Name(id=var), draw(small)))
-        node = BoolOp(op="iff", left=node, right=after)
+        node = make_boolop("iff", (node, after))
     env: dict[str, object] = dict(draw(envs(CONTROL_VARS)))
     return node, env
 
@@ -388,7 +394,9 @@ def _top_level(draw: st.DrawFn) -> tuple[Expr, dict[str, object]]:
     elif kind == "if":
         node = IfExpr(cond=draw(bools), then=draw(bools), orelse=draw(bools))
     else:
-        node = BoolOp(op=kind, left=draw(bools), right=draw(bools))
+        # and/or: a run of two to four operands, as the parser builds it
+        more = draw(st.integers(0, 2)) if kind in ("and", "or") else 0
+        node = make_boolop(kind, [draw(bools) for _ in range(2 + more)])  # type: ignore[arg-type]
     env: dict[str, object] = dict(draw(envs(CONTROL_VARS)))
     return node, env
 
@@ -455,7 +463,8 @@ def _top_level_int(draw: st.DrawFn) -> tuple[Expr, dict[str, object]]:
     elif kind == "index":
         node = Index(base=draw(typed_exprs(TList(INT), CONTROL_VARS, 2)), index=draw(ints))
     else:
-        node = BinOp(op=kind, left=draw(ints), right=draw(ints))
+        more = draw(st.integers(0, 2)) if kind in ("+", "*") else 0
+        node = make_binop(kind, [draw(ints) for _ in range(2 + more)])  # type: ignore[arg-type]
     env: dict[str, object] = dict(draw(envs(CONTROL_VARS)))
     return node, env
 

@@ -57,10 +57,16 @@ def _extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     return st.one_of(
         st.builds(lambda op, e: A.Unary(op=op, operand=e), st.sampled_from(["not", "-"]),
                   children),
-        st.builds(lambda op, a, b: A.BinOp(op=op, left=a, right=b),
-                  st.sampled_from(["+", "-", "*", "/", "//", "%"]), children, children),
-        st.builds(lambda op, a, b: A.BoolOp(op=op, left=a, right=b),
-                  st.sampled_from(["and", "or", "implies", "iff"]), children, children),
+        # Built as the parser builds them (``make_binop``/``make_boolop``): runs of
+        # + * and or of two to four operands, one canonical form.
+        st.builds(lambda op, xs: A.make_binop(op, xs), st.sampled_from(["+", "*"]),
+                  st.lists(children, min_size=2, max_size=4)),
+        st.builds(lambda op, a, b: A.make_binop(op, (a, b)),
+                  st.sampled_from(["-", "/", "//", "%"]), children, children),
+        st.builds(lambda op, xs: A.make_boolop(op, xs), st.sampled_from(["and", "or"]),
+                  st.lists(children, min_size=2, max_size=4)),
+        st.builds(lambda op, a, b: A.make_boolop(op, (a, b)),
+                  st.sampled_from(["implies", "iff"]), children, children),
         st.integers(1, 3).flatmap(
             lambda n: st.builds(
                 _compare,

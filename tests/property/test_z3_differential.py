@@ -129,7 +129,7 @@ def _untyped_empty(n: Expr) -> bool:
     if isinstance(n, IfExpr):
         return _untyped_empty(n.then) and _untyped_empty(n.orelse)
     if isinstance(n, BinOp):
-        return n.op == "+" and _untyped_empty(n.left) and _untyped_empty(n.right)
+        return n.op == "+" and all(_untyped_empty(o) for o in n.operands)
     if isinstance(n, Call) and n.func == "sorted":
         return _untyped_empty(n.args[0])
     return False

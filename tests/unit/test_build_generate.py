@@ -357,7 +357,7 @@ def test_openai_chat_talks_the_chat_completions_protocol() -> None:
 
 def test_openai_chat_sends_the_previous_attempt_when_repairing() -> None:
     previous = Previous(files={"discount.py": "def discounted(p, q):\n    return -1\n"},
-                        failing=("discounted.ensures.91fdda",),
+                        failing=("discounted.ensures.949418",),
                         counterexamples=({"input": {"price_cents": 1, "percent": 1}},),
                         message="discounted(1, 1) returned -1")  # fmt: skip
     with _ChatServer() as server:
@@ -365,7 +365,7 @@ def test_openai_chat_sends_the_previous_attempt_when_repairing() -> None:
     (call,) = server.received
     assert "Authorization" not in call["headers"]  # no key, no header
     repair = call["body"]["messages"][-1]["content"]
-    assert "discounted.ensures.91fdda" in repair and "return -1" in repair
+    assert "discounted.ensures.949418" in repair and "return -1" in repair
     assert '"price_cents": 1' in repair and "discounted(1, 1) returned -1" in repair
 
 

@@ -87,7 +87,7 @@ BOOM: Expr = Name(id="__never_bound__")
 
 
 def op(left: Expr, o: str, right: Expr) -> Expr:
-    return BinOp(op=o, left=left, right=right)
+    return BinOp(op=o, operands=(left, right))
 
 
 def neg(x: Expr) -> Expr:
@@ -99,7 +99,7 @@ def not_(x: Expr) -> Expr:
 
 
 def bop(left: Expr, o: str, right: Expr) -> Expr:
-    return BoolOp(op=o, left=left, right=right)
+    return BoolOp(op=o, operands=(left, right))
 
 
 def cmp(first: Expr, *rest: str | Expr) -> Expr:

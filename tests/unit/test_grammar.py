@@ -43,7 +43,7 @@ def sx(e: Any) -> str:
     if k == "unary":
         return f"({e.op} {sx(e.operand)})"
     if k in ("binop", "boolop"):
-        return f"({e.op} {sx(e.left)} {sx(e.right)})"
+        return f"({e.op} " + " ".join(sx(o) for o in e.operands) + ")"
     if k == "compare":
         inner = " ".join(
             x for pair in zip(map(sx, e.operands), [*e.ops, ""], strict=True) for x in pair if x
@@ -194,7 +194,7 @@ def test_english_in_every_condition_clause() -> None:
 def test_english_positions() -> None:
     e = cond("when x > 1, y shall be at least 2")
     assert (e.line, e.col) == (2, 16)
-    assert (e.right.line, e.right.col) == (2, 28)
+    assert (e.operands[1].line, e.operands[1].col) == (2, 28)
     n = cond("never x")
     assert isinstance(n, A.Unary) and (n.line, n.col) == (2, 16)
 

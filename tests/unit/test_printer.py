@@ -85,7 +85,7 @@ def test_redundant_parentheses_are_dropped(src: str, printed: str) -> None:
 
 
 def test_negative_literals_print_as_unary_minus() -> None:
-    e = A.BinOp(op="*", left=A.IntLit(value=-2), right=A.Name(id="x"))
+    e = A.BinOp(op="*", operands=(A.IntLit(value=-2), A.Name(id="x")))
     assert to_source(e) == "-2 * x"
     e2 = A.Index(base=A.IntLit(value=-2), index=A.IntLit(value=0))
     assert to_source(e2) == "(-2)[0]"

@@ -1036,7 +1036,7 @@ def test_types_of_real_and_refined_names() -> None:
     from derivative._ast import BinOp, Name, RealLit
 
     assert info.type_of(Name(id="n"), scope) == TInt(0, 9)
-    assert info.type_of(BinOp(op="+", left=Name(id="n"), right=Name(id="n")), scope) == INT
-    assert info.type_of(BinOp(op="*", left=Name(id="n"), right=RealLit(value="0.5")), scope) == (
+    assert info.type_of(BinOp(op="+", operands=(Name(id="n"), Name(id="n"))), scope) == INT
+    assert info.type_of(BinOp(op="*", operands=(Name(id="n"), RealLit(value="0.5"))), scope) == (
         REAL
     )

@@ -173,14 +173,14 @@ def test_hand_built_regex_type_without_position() -> None:
 def test_type_of_api() -> None:
     info = check(Contract(name="t", version=1))
     scope = {"n": TInt(0, 5), "s": STR}
-    assert info.type_of(BinOp(op="/", left=Name(id="n"), right=IntLit(value=2)), scope) == REAL
+    assert info.type_of(BinOp(op="/", operands=(Name(id="n"), IntLit(value=2))), scope) == REAL
     assert info.type_of(Call(func="len", args=(Name(id="s"),)), scope) == INT
     assert info.type_of(Result(), scope, result=DATE) == DATE
     with pytest.raises(SpecErrors) as exc:
         info.type_of(Result(), scope)
     assert "`result` is not available here" in exc.value.errors[0].message
     with pytest.raises(SpecErrors):
-        info.type_of(BinOp(op="+", left=Name(id="n"), right=Name(id="s")), scope)
+        info.type_of(BinOp(op="+", operands=(Name(id="n"), Name(id="s"))), scope)
 
 
 def test_type_of_count_with_a_system() -> None:
