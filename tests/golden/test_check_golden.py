@@ -2,7 +2,7 @@
 
 Each folder under ``tests/golden/check/`` is one case: one or more ``.req`` files and a
 ``case.json`` that holds the expectation derived BY HAND from the language's meaning
-(LANGUAGE.md §4-§6), written before the tool was run on the spec:
+(docs/language.md), written before the tool was run on the spec:
 
 - ``specs``: the files named on the command line (the first one names the set);
 - ``args``: extra flags (``--all-cores``, ``--strict``, ``--redundancy``, ``--rlimit N``);

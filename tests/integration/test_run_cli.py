@@ -1,6 +1,6 @@
 """``derivative run``: the whole pipeline through the CLI, on both backends.
 
-Every status of CERTIFICATES.md §1 that ``run`` can end in is reached here by a real run
+Every status (docs/cli.md, "Exit codes") that ``run`` can end in is reached here by a real run
 (no stubbed sandbox): ``passed`` 0, ``failed`` 1, bad input 2, ``infeasible_proven`` 3,
 ``sandbox_unavailable`` 4, ``sandbox_policy_violation`` 5.  The JSON document is checked
 against the published model and schema, and the receipts against the document.

@@ -1,7 +1,7 @@
 """The interleaving explorer running inside the sandbox, on every backend.
 
 A count invariant such as "one reset per token" is broken by a check-then-set race that
-only a systematic exploration of thread interleavings finds (ARCHITECTURE.md §3,
+only a systematic exploration of thread interleavings finds (docs/architecture.md,
 "Concurrency").  These tests run the engine through a ``SandboxCaller``: the racy
 TokenStore of the corpus must fail with a concurrent counterexample (the schedule and
 the interleaving), the locked one must pass with interleavings actually explored.  Then

@@ -98,7 +98,7 @@ def test_functions_values_and_types_round_trip(launcher: Launcher, sandbox_facto
     assert sb.call("next_day", [datetime.date(2024, 2, 28)]).value == datetime.date(2024, 2, 29)
     assert sb.call("kind", [datetime.date(2024, 1, 1)]).value == [
         "date", "datetime.date(2024, 1, 1)"]
-    # reals cross exactly and reach the candidate as float (LANGUAGE.md §3)
+    # reals cross exactly and reach the candidate as float (docs/language.md)
     assert sb.call("kind", [Fraction(1, 4)]).value == ["float", "0.25"]
     assert sb.call("exact").value == Fraction(1, 3)
     assert sb.call("pair").value == (1, "two", [3.5])

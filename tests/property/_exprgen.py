@@ -26,7 +26,7 @@ API
 ``exprs_with_envs(ty, vars=DEFAULT_VARS, depth=3, *, exclude=(), floats=False)``
     Both at once: ``(expr, env)``.
 
-What is generated (all of LANGUAGE.md §4 except ``count``, ``result`` and calls of spec
+What is generated (all of docs/language.md §4 except ``count``, ``result`` and calls of spec
 functions): literals of every type (integer literals are non-negative, negatives appear
 as unary minus, as the parser produces them), names, ``not - + - * / // %`` (``/`` also
 on two ints; ``//``/``%`` also on reals; int/real mixing), ``and or implies iff``,

@@ -1,4 +1,4 @@
-"""The Python that generated tests run agrees with the evaluator (ARCHITECTURE.md §2).
+"""The Python that generated tests run agrees with the evaluator (docs/architecture.md §2).
 
 ``derivative tests -o`` compiles obligations to Python source over a small inlined
 runtime: a fourth reading of the AST.  Random well-typed expressions and values for

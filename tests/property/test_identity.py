@@ -1,4 +1,4 @@
-"""The contract's identity follows meaning, not form (LANGUAGE.md §2).
+"""The contract's identity follows meaning, not form (docs/language.md §2).
 
 A spec is kept as top-level blocks (a header line plus indented clause lines) and
 rendered with Hypothesis-chosen form: order of blocks and clauses, indentation

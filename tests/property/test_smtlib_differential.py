@@ -1,4 +1,4 @@
-"""The SMT-LIB printer means what the evaluator means (ARCHITECTURE.md §2).
+"""The SMT-LIB printer means what the evaluator means (docs/architecture.md §2).
 
 For random well-typed expressions and values of their free names, Z3 reading the
 printer's script (in a fresh context) must agree with ``derivative._eval``: the

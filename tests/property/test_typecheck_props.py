@@ -1,7 +1,7 @@
 """The type checker agrees with the expression generator and with the evaluator.
 
 ``_exprgen`` builds random expressions that are well-typed by construction (its own
-reading of LANGUAGE.md §4); the checker must accept every one of them with a type
+reading of docs/language.md §4); the checker must accept every one of them with a type
 that fits the requested one, and whenever the evaluator gives a value, that value
 must belong to the type the checker computed (an ``int`` for ``int``, a ``Fraction``
 for ``real``...).  A typing rule that disagrees with what evaluation really produces

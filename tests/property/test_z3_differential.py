@@ -1,4 +1,4 @@
-"""The Z3 encoding agrees with the evaluator, undefinedness included (ARCHITECTURE.md §2).
+"""The Z3 encoding agrees with the evaluator, undefinedness included (docs/architecture.md §2).
 
 Random well-typed expressions and random values for their free names (the shared
 generator ``_exprgen``): the evaluator's answer is the reference; the encoding, with

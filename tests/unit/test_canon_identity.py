@@ -1,7 +1,7 @@
 """The fast contract identity is byte for byte the canonical JSON of the contract's meaning.
 
 ``contract_identity`` serialises each declaration and obligation once and joins the
-sorted pieces itself; the definition (LANGUAGE.md §2) is the SHA-256 of
+sorted pieces itself; the definition (docs/language.md §2) is the SHA-256 of
 ``canonical_json(contract_meaning(contract))``.  Every spec in the repository, plus
 specs with a tolerance, no declarations or many reordered obligations, must give the
 same digest both ways.

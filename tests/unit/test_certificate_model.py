@@ -1,4 +1,4 @@
-"""The certificate document: exactly the fields of CERTIFICATES.md §2, its schema, its hash."""
+"""The certificate document: exactly the fields of docs/cli.md §2, its schema, its hash."""
 
 from __future__ import annotations
 

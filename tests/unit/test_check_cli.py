@@ -1,4 +1,4 @@
-"""``derivative check``: flags, output formats and exit codes (CERTIFICATES.md §1).
+"""``derivative check``: flags, output formats and exit codes (docs/cli.md §1).
 
 Driven through ``derivative.cli.main``, exactly as a user runs the command.
 """

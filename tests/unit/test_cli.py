@@ -1,7 +1,7 @@
 """The command line: commands as functions returning exit codes, errors as messages.
 
 Everything runs in-process through ``main(argv)``: it must *return* the exit code
-(CERTIFICATES.md §1) and never raise ``SystemExit`` or show a traceback for bad
+(docs/cli.md, "Exit codes") and never raise ``SystemExit`` or show a traceback for bad
 input.  One test goes through ``python -m derivative`` to cover the real entry.
 """
 

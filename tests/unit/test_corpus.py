@@ -6,7 +6,7 @@ obligations that must fail (``# expect-fail: ID, ID``).  The bugs are the ones t
 matter in practice: off-by-one at a boundary, rounding of negatives, a missing or
 wrong ``raises``, the empty string, date and list edges, enum mistakes, a result of the
 wrong type, and a check-then-set race in a TokenStore that only the interleaving
-explorer can see (``single_use``, LANGUAGE.md §1) while the locked store passes.
+explorer can see (``single_use``, docs/language.md §1) while the locked store passes.
 
 The engine runs with a small example budget: the wrong implementations must be caught
 by the solver-chosen inputs (boundaries, triggers) and the explorer, deterministically,

@@ -1,4 +1,4 @@
-"""Unit tests of the evaluator: every rule of LANGUAGE.md §4 and every decision in
+"""Unit tests of the evaluator: every rule of docs/language.md and every decision in
 ``derivative/_eval.py``'s docstring, one behaviour per test.
 
 Trees are built directly (not parsed) so that these tests pin the evaluator's meaning
@@ -230,7 +230,7 @@ def test_there_is_no_string_or_list_repetition() -> None:
 
 
 def test_language_md_examples() -> None:
-    # LANGUAGE.md §4: `false and 1 // 0 == 0` is false, `1 // 0 == 0 and false` undefined.
+    # docs/language.md: `false and 1 // 0 == 0` is false, `1 // 0 == 0 and false` undefined.
     assert ev(bop(FALSE, "and", UNDEF)) is False
     assert ev(bop(UNDEF, "and", FALSE)) is UNDEFINED
 

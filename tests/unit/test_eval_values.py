@@ -1,6 +1,6 @@
 """Unit tests of the value layer under the evaluator: float slack, sorts and conformance.
 
-A candidate may return a float for a ``real``; LANGUAGE.md §3 judges comparisons that
+A candidate may return a float for a ``real``; docs/language.md §3 judges comparisons that
 involve it with ``math.isclose(rel_tol, abs_tol=1e-12)`` and the same slack for ``<`` and
 ``<=``.  The rest of the file pins which Python values count as which language values.
 """

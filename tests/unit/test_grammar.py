@@ -1,4 +1,4 @@
-"""The parser: constructs of LANGUAGE.md §1-§5 and §7, precedence, desugaring, literals.
+"""The parser: constructs of docs/language.md, precedence, desugaring, literals.
 
 Expressions are compared through ``sx``, a fully parenthesised prefix rendering that
 is independent of the pretty printer, so a precedence bug cannot hide behind a

@@ -1,6 +1,6 @@
 """The oracle: judging one call of a valid input in the obligations' own words.
 
-Rules under test (``forge/testing/_oracle.py``, LANGUAGE.md §3-§5): results of the declared type
+Rules under test (``forge/testing/_oracle.py``, docs/language.md): results of the declared type
 only (a bool is not an int, a datetime is not a date, enums by member name), a declared
 exception or a subclass exactly where a raises condition holds (any of them where
 several hold), a normal return where none holds, and undefined evaluation never passes.

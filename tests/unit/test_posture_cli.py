@@ -1,4 +1,4 @@
-"""``derivative validate-code``: exit codes and output (CERTIFICATES.md §1).
+"""``derivative validate-code``: exit codes and output (docs/cli.md §1).
 
 Driven through ``derivative.cli.main``, exactly as a user runs the command.
 """

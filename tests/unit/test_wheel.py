@@ -1,7 +1,7 @@
 """The built wheel: layers land as real files under ``derivative/``, nothing generic at top.
 
 The layers are symbolic links in the repository (``derivative/solver -> ../solver``);
-ARCHITECTURE.md §1 relies on setuptools copying the files behind them into the wheel.
+docs/architecture.md §1 relies on setuptools copying the files behind them into the wheel.
 This test builds the wheel from a copy of the working tree (so it never leaves
 ``build/`` or ``*.egg-info`` behind in the repository), then installs it into a
 scratch folder and imports it from there in a fresh interpreter.
