@@ -104,6 +104,27 @@ def test_too_deep_is_a_located_bad_input(
     assert_located(err, path, line, DEEP[case][2])
 
 
+def test_a_list_type_nested_too_deep_is_refused_at_its_place(tmp_path: Path) -> None:
+    """``MAX_DEPTH`` lists around an ``int``: the ``int`` is the level past the limit."""
+    ty = "list[" * MAX_DEPTH + "int" + "]" * MAX_DEPTH
+    path = write(tmp_path, "type.req", HEAD + f"param p: {ty}\n" + PREFIX + "len(p) >= 0\n")
+    column = len("param p: ") + 1 + 5 * MAX_DEPTH
+    for command in (("parse", "--json"), ("check",)):
+        code, _, err = cli(*command, path)
+        assert code == 2, err[-2000:]
+        assert err.startswith(f"{path}:6:{column}: error: a type nested more than "), err[:300]
+
+
+def test_nested_list_types_within_the_limit_are_checked(tmp_path: Path) -> None:
+    """Each level of a list type gets its own variable in the type's ``all(...)`` (there
+    were four names, and the fifth level was an internal error)."""
+    ty = "list[" * 6 + "int" + "]" * 6
+    path = write(tmp_path, "lists.req", HEAD + f"param p: {ty}\n" + PREFIX + "len(p) >= 1\n")
+    code, out, err = cli("check", path)
+    assert code == 0, err[-2000:]
+    assert "feasible" in out
+
+
 def test_a_regex_nested_too_deep_is_refused_at_its_offset(tmp_path: Path) -> None:
     pattern = "(" * 5_000 + "a" + ")" * 5_000
     path = write(tmp_path, "regex.req", HEAD + PREFIX + f'matches(s, "{pattern}")\n')
