@@ -329,3 +329,25 @@ def test_a_run_is_built_in_the_one_canonical_form() -> None:
     assert api.parse_text(HEAD + PREFIX + "(x + x) + x >= 0\n", "a.req").identity == (
         api.parse_text(HEAD + PREFIX + "x + x + x >= 0\n", "b.req").identity
     )
+
+
+INFEASIBLE: dict[str, Callable[[int], str]] = {
+    "unary minus": lambda k: "-" * k + "x > 10",
+    "subtraction": lambda k: "x" + " - (x" * k + ")" * k + " > 10",
+    "if": lambda k: "(" + "if b then x else " * k + "x) > 10",
+    "forall": lambda k: "".join(f"forall i{j} in 0..0: " for j in range(k)) + "x > 10",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(INFEASIBLE))
+def test_a_certificate_at_the_limit_rechecks(tmp_path: Path, kind: str) -> None:
+    """A contradiction ``MAX_DEPTH`` levels deep (``x`` is at most 10): the certificate's
+    JSON, its SMT-LIB and the independent re-check (a fresh parse and fresh solver
+    processes) all take it."""
+    expr = _exactly(MAX_DEPTH, INFEASIBLE[kind])
+    path = write(tmp_path, "limit.req", HEAD + PREFIX + expr + "\n")
+    cert = str(tmp_path / "cert.json")
+    code, _, err = cli("check", path, "--certificate", cert)
+    assert code == 3, err[-2000:]
+    code, out, err = cli("certificate", "verify", cert, "--spec", path)
+    assert code == 0, (out + err)[-2000:]
