@@ -19,7 +19,7 @@ from typing import Any
 from lark import Lark
 from lark.parsers.lalr_analysis import Shift
 
-from derivative._ast import ConstDecl, FunctionDecl, ListType, ParamDecl, SystemDecl
+from derivative._ast import ConstDecl, FunctionDecl, ParamDecl, SystemDecl, TypeNode
 from derivative._depth import MAX_DEPTH, too_deep, type_too_deep
 from derivative._errors import DerivativeError, SourcePos, SpecError
 
@@ -324,7 +324,7 @@ def _check_depth(parsed: ParsedFile, text: str, file: str) -> None:
                 break
     if found is None:
         return
-    what = "a type" if isinstance(found, ListType) else "an expression"
+    what = "a type" if isinstance(found, TypeNode) else "an expression"
     raise SpecError(
         f"{what} nested more than {MAX_DEPTH} levels deep",
         pos_in(text, file, found.line or 1, found.col or 1),

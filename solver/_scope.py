@@ -25,7 +25,8 @@ not an obligation: it is background, true in every question.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from derivative._ast import (
@@ -80,6 +81,15 @@ def _int(v: int) -> Expr:
     return IntLit(value=v) if v >= 0 else Unary(op="-", operand=IntLit(value=-v))
 
 
+def _binder_names() -> Iterator[str]:
+    """Names for the variable of each nested ``all(...)``: readable ones first, then as many
+    numbered ones as a deeply nested list type needs (four names once ran out at the fifth
+    level, an internal error)."""
+    yield from ("item", "elem", "element", "member")
+    for k in itertools.count(2):
+        yield f"item{k}"
+
+
 def refinement_expr(subject: Expr, ty: Ty, taken: frozenset[str]) -> tuple[Expr, str] | None:
     """The condition a declared refinement puts on ``subject``, and the id suffix."""
     if isinstance(ty, TInt):
@@ -96,7 +106,7 @@ def refinement_expr(subject: Expr, ty: Ty, taken: frozenset[str]) -> tuple[Expr,
             return None
         return Call(func="matches", args=(subject, StrLit(value=ty.pattern))), "matching"
     if isinstance(ty, TList):
-        var = next(v for v in ("item", "elem", "element", "member") if v not in taken)
+        var = next(v for v in _binder_names() if v not in taken)
         inner = refinement_expr(Name(id=var), ty.elem, taken | {var})
         if inner is None:
             return None

@@ -104,6 +104,27 @@ def test_too_deep_is_a_located_bad_input(
     assert_located(err, path, line, DEEP[case][2])
 
 
+def test_a_list_type_nested_too_deep_is_refused_at_its_place(tmp_path: Path) -> None:
+    """``MAX_DEPTH`` lists around an ``int``: the ``int`` is the level past the limit."""
+    ty = "list[" * MAX_DEPTH + "int" + "]" * MAX_DEPTH
+    path = write(tmp_path, "type.req", HEAD + f"param p: {ty}\n" + PREFIX + "len(p) >= 0\n")
+    column = len("param p: ") + 1 + 5 * MAX_DEPTH
+    for command in (("parse", "--json"), ("check",)):
+        code, _, err = cli(*command, path)
+        assert code == 2, err[-2000:]
+        assert err.startswith(f"{path}:6:{column}: error: a type nested more than "), err[:300]
+
+
+def test_nested_list_types_within_the_limit_are_checked(tmp_path: Path) -> None:
+    """Each level of a list type gets its own variable in the type's ``all(...)`` (there
+    were four names, and the fifth level was an internal error)."""
+    ty = "list[" * 6 + "int" + "]" * 6
+    path = write(tmp_path, "lists.req", HEAD + f"param p: {ty}\n" + PREFIX + "len(p) >= 1\n")
+    code, out, err = cli("check", path)
+    assert code == 0, err[-2000:]
+    assert "feasible" in out
+
+
 def test_a_regex_nested_too_deep_is_refused_at_its_offset(tmp_path: Path) -> None:
     pattern = "(" * 5_000 + "a" + ")" * 5_000
     path = write(tmp_path, "regex.req", HEAD + PREFIX + f'matches(s, "{pattern}")\n')
@@ -308,3 +329,25 @@ def test_a_run_is_built_in_the_one_canonical_form() -> None:
     assert api.parse_text(HEAD + PREFIX + "(x + x) + x >= 0\n", "a.req").identity == (
         api.parse_text(HEAD + PREFIX + "x + x + x >= 0\n", "b.req").identity
     )
+
+
+INFEASIBLE: dict[str, Callable[[int], str]] = {
+    "unary minus": lambda k: "-" * k + "x > 10",
+    "subtraction": lambda k: "x" + " - (x" * k + ")" * k + " > 10",
+    "if": lambda k: "(" + "if b then x else " * k + "x) > 10",
+    "forall": lambda k: "".join(f"forall i{j} in 0..0: " for j in range(k)) + "x > 10",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(INFEASIBLE))
+def test_a_certificate_at_the_limit_rechecks(tmp_path: Path, kind: str) -> None:
+    """A contradiction ``MAX_DEPTH`` levels deep (``x`` is at most 10): the certificate's
+    JSON, its SMT-LIB and the independent re-check (a fresh parse and fresh solver
+    processes) all take it."""
+    expr = _exactly(MAX_DEPTH, INFEASIBLE[kind])
+    path = write(tmp_path, "limit.req", HEAD + PREFIX + expr + "\n")
+    cert = str(tmp_path / "cert.json")
+    code, _, err = cli("check", path, "--certificate", cert)
+    assert code == 3, err[-2000:]
+    code, out, err = cli("certificate", "verify", cert, "--spec", path)
+    assert code == 0, (out + err)[-2000:]
