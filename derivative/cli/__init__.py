@@ -25,6 +25,7 @@ from typing import IO, Any, TextIO
 from derivative._errors import DerivativeError, ExitCode, InternalError
 
 from . import (
+    _batch,
     _build,
     _certificate,
     _check,
@@ -60,6 +61,7 @@ COMMANDS: tuple[Command, ...] = (
     Command(("tests",), _tests.HELP, _tests.arguments, _tests.run),
     Command(("run",), _run.HELP, _run.arguments, _run.run),
     Command(("build",), _build.HELP, _build.arguments, _build.run),
+    Command(("batch",), _batch.HELP, _batch.arguments, _batch.run),
     Command(("package", "verify"), _package.HELP, _package.arguments, _package.run),
     Command(("ledger", "status"), _ledger.STATUS_HELP, _ledger.status_arguments,
             _ledger.run_status),

@@ -283,7 +283,7 @@ def test_every_command_is_registered_once() -> None:
 DOCUMENTED_COMMANDS = {
     ("parse",), ("check",), ("certificate", "verify"), ("validate-code",),
     ("sandbox", "doctor"), ("sandbox", "build-image"), ("run",), ("tests",), ("build",),
-    ("package", "verify"), ("ledger", "status"), ("ledger", "log"),
+    ("package", "verify"), ("ledger", "status"), ("ledger", "log"), ("batch",),
 }
 
 
