@@ -38,6 +38,7 @@ from ._ledger import (
     utc_now,
 )
 from ._options import DEFAULT_EXAMPLES, DEFAULT_MAX_REPAIRS, BuildOptions
+from ._owntests import OwnTest, run_own_tests
 from ._package import (
     PackageCheck,
     in_toto_statement,
@@ -82,6 +83,7 @@ __all__ = [
     "LedgerAnswer",
     "LedgerRecord",
     "OutcomeDocument",
+    "OwnTest",
     "PackageCheck",
     "PathCandidate",
     "Previous",
@@ -102,6 +104,7 @@ __all__ = [
     "publish",
     "repair_loop",
     "result_predicate",
+    "run_own_tests",
     "structural_diff",
     "synth_source",
     "synthesize",
