@@ -23,25 +23,33 @@ def _name(value):
 
 
 def _lockstep(calls, first=0, patience=0.03):
-    """Run each zero-argument callable in its own thread, one candidate line at a time."""
+    """Run each zero-argument callable in its own thread, one candidate line at a time.
+
+    Threads take turns round robin at every line of the candidate's source.  A thread
+    that does not take its turn within `patience` seconds is blocked (on a lock held by
+    another thread): it is skipped until it reaches its next line, so a correctly locked
+    implementation never deadlocks the harness.
+    """
     n = len(calls)
     cond = threading.Condition()
-    state = {"turn": first, "done": [False] * n}
+    state = {"turn": first, "done": [False] * n, "stalled": set()}
     results = [None] * n
     errors = [None] * n
 
-    def others_alive(i):
-        return [j for j in range(n) if j != i and not state["done"][j]]
+    def eligible(i):
+        return [j for j in range(n)
+                if j != i and not state["done"][j] and j not in state["stalled"]]
 
     def pass_turn(i):
-        alive = others_alive(i)
-        if alive:
-            later = [j for j in alive if j > i]
-            state["turn"] = later[0] if later else alive[0]
+        others = eligible(i)
+        if others:
+            later = [j for j in others if j > i]
+            state["turn"] = later[0] if later else others[0]
             cond.notify_all()
 
     def wait_turn(i):
-        cond.wait_for(lambda: state["turn"] == i or not others_alive(i), timeout=patience)
+        if not cond.wait_for(lambda: state["turn"] == i or not eligible(i), timeout=patience):
+            state["stalled"].add(state["turn"])
         state["turn"] = i
 
     def runner(i):
@@ -50,6 +58,7 @@ def _lockstep(calls, first=0, patience=0.03):
         def local(frame, event, arg):
             if event == "line":
                 with cond:
+                    state["stalled"].discard(i)
                     if started[0]:
                         pass_turn(i)
                     started[0] = True
