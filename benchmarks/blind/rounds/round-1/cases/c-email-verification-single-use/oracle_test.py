@@ -15,6 +15,7 @@ import verification_tokens
 from verification_tokens import Redeem, VerificationTokens
 
 _FILE = verification_tokens.__file__
+_MODULE = verification_tokens.__name__
 
 
 def _name(value):
@@ -65,7 +66,7 @@ def _lockstep(calls, first=0, patience=0.03):
             return local
 
         def tracer(frame, event, arg):
-            if frame.f_code.co_filename == _FILE:
+            if frame.f_globals.get("__name__") == _MODULE or frame.f_code.co_filename == _FILE:
                 return local
             return None
 

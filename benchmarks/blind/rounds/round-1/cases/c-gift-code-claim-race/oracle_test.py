@@ -16,6 +16,7 @@ import gift_codes
 from gift_codes import GiftCodes
 
 _FILE = gift_codes.__file__
+_MODULE = gift_codes.__name__
 
 
 def _name(value):
@@ -66,7 +67,7 @@ def _lockstep(calls, first=0, patience=0.03):
             return local
 
         def tracer(frame, event, arg):
-            if frame.f_code.co_filename == _FILE:
+            if frame.f_globals.get("__name__") == _MODULE or frame.f_code.co_filename == _FILE:
                 return local
             return None
 

@@ -8,6 +8,7 @@ import sms_limiter
 from sms_limiter import SmsLimiter
 
 _FILE = sms_limiter.__file__
+_MODULE = sms_limiter.__name__
 USER_DAILY = 5
 PER_MINUTE = 3
 
@@ -56,7 +57,7 @@ def _lockstep(calls, first=0, patience=0.03):
             return local
 
         def tracer(frame, event, arg):
-            if frame.f_code.co_filename == _FILE:
+            if frame.f_globals.get("__name__") == _MODULE or frame.f_code.co_filename == _FILE:
                 return local
             return None
 
