@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TypedDict
 
 
-class Row(TypedDict):
+class TableRow(TypedDict):
     """A figure, what it is compared with, and whether it meets the goal.
 
     ``ratio`` is ours / baseline (a number) when the figure is a ratio; otherwise the figure
@@ -26,10 +26,10 @@ class Row(TypedDict):
     detail: str
 
 
-def row(benchmark: str, figure: str, *, baseline: str, ratio: float | str | None, goal: str,
-        met: bool | None, detail: str = "") -> Row:
+def table_row(benchmark: str, figure: str, *, baseline: str, ratio: float | str | None, goal: str,
+        met: bool | None, detail: str = "") -> TableRow:
     """A row with every key, in the table's column order (keywords: no column mix-ups)."""
-    return Row(figure=figure, baseline=baseline, ratio=ratio, goal=goal, met=met,
+    return TableRow(figure=figure, baseline=baseline, ratio=ratio, goal=goal, met=met,
                benchmark=benchmark, detail=detail)
 
 

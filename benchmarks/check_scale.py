@@ -47,7 +47,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks._rows import Row, row
+from benchmarks._rows import TableRow, table_row
 
 HI = 1000
 """Every param is declared ``int in 0..HI`` (and the hidden assignment lies there).
@@ -338,13 +338,13 @@ GOAL_SIZE = 10_000
 """The goal: derivative / z3py <= 2.0 by wall clock at 10,000 requirements."""
 
 
-def figures(quick: bool = True) -> list[Row]:
+def figures(quick: bool = True) -> list[TableRow]:
     """``run_all``'s row: the goal's figure at 10,000 (best of 2 quick, 3 in full)."""
     repeat = 2 if quick else 3
     with tempfile.TemporaryDirectory() as tmp:
         warm_up(tmp)
         m = measure(GOAL_SIZE, repeat, tmp)
-    return [row(
+    return [table_row(
         "check_scale", f"derivative check, {GOAL_SIZE:,} requirements (certificate included)",
         baseline=f"z3py {m.z3.wall:.2f} s", ratio=m.ratio, goal=f"<= {GOAL}",
         met=m.ratio <= GOAL,

@@ -42,7 +42,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks._rows import Row, row
+from benchmarks._rows import TableRow, table_row
 
 
 def make_spec(n: int, seed: int = 1) -> tuple[str, list[tuple[int, int, int]], list[int]]:
@@ -268,7 +268,7 @@ QUICK_DECLARATIONS = {"enum": 20_000, "params": 5_000, "consts": 5_000}
 FULL_DECLARATIONS = {"enum": 50_000, "params": 10_000, "consts": 10_000}
 
 
-def figures(quick: bool = True) -> list[Row]:
+def figures(quick: bool = True) -> list[TableRow]:
     """``run_all``'s rows: the ratio at 10,000 and the worst declaration scaling
     (best of 2 and the smaller lists when quick; best of 3 and the defaults in full)."""
     repeat = 2 if quick else 3
@@ -281,12 +281,12 @@ def figures(quick: bool = True) -> list[Row]:
     worst = max(scaling, key=lambda sc: sc.ratio)
     label = "parse + type check" if check is not None else "parse only"
     return [
-        row("parse_scale", f"{label}, {GOAL_SIZE:,} requirements (CPU)",
+        table_row("parse_scale", f"{label}, {GOAL_SIZE:,} requirements (CPU)",
             baseline=f"z3py build+check {m.z3[1]:.2f} s", ratio=m.ratio, goal=f"<= {GOAL}",
             met=m.ratio <= GOAL,
             detail=(f"parse {m.parse[1]:.3f} s + type check {m.check[1]:.3f} s CPU, "
                     f"{m.lines / (m.parse[1] + m.check[1]):,.0f} lines/s; best of {repeat}")),
-        row("parse_scale", "reading declarations: time(2N) / time(N), worst kind",
+        table_row("parse_scale", "reading declarations: time(2N) / time(N), worst kind",
             baseline=f"json.loads {worst.json_ratio:.2f}", ratio=worst.ratio,
             goal=f"<= {LINEAR_BOUND} (linear 2, quadratic 4)",
             met=worst.ratio <= LINEAR_BOUND,
