@@ -26,11 +26,11 @@ class TableRow(TypedDict):
     detail: str
 
 
-def table_row(benchmark: str, figure: str, *, baseline: str, ratio: float | str | None, goal: str,
-        met: bool | None, detail: str = "") -> TableRow:
-    """A row with every key, in the table's column order (keywords: no column mix-ups)."""
+def table_row(benchmark: str, figure: str, *, baseline: str, ratio: float | str | None,
+              goal: str, met: bool | None, detail: str = "") -> TableRow:
+    """A row with every key (keywords, so that no two columns can be swapped)."""
     return TableRow(figure=figure, baseline=baseline, ratio=ratio, goal=goal, met=met,
-               benchmark=benchmark, detail=detail)
+                    benchmark=benchmark, detail=detail)
 
 
 def not_measured(reason: str) -> str:
