@@ -29,6 +29,7 @@ names and values, parsed in this process (a baseline that is linear by construct
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import os
@@ -154,8 +155,8 @@ def measure_declarations(kind: str, n: int, repeat: int) -> Scaling:
     sizes: list[int] = []
     for size in (n, 2 * n):
         spec, doc = declaration_specs(kind, size)
-        _, t_read, _ = best_of(repeat, lambda s=spec: api.parse_text(s, "sheet.req"))
-        _, t_json, _ = best_of(repeat, lambda d=doc: json.loads(d))
+        _, t_read, _ = best_of(repeat, functools.partial(api.parse_text, spec, "sheet.req"))
+        _, t_json, _ = best_of(repeat, functools.partial(json.loads, doc))
         read.append(t_read)
         loads.append(t_json)
         sizes.append(len(spec))
