@@ -9,8 +9,8 @@ noisy) and the goal its docstring states.  This imports them one at a time, in t
 of ``BENCHMARKS``, runs them in this process, prints the table and writes it as JSON.
 Run alone, each benchmark still prints its own report, as before.
 
-**Quick settings** (the default), small enough that the whole run takes about three
-minutes on an idle two-core machine (the target is under six on a busy one), each still
+**Quick settings** (the default), small enough that the whole run takes about two
+minutes on a two-core machine (the target is under six on a busy one), each still
 measuring the goal's own figure; a benchmark's own defaults are in brackets:
 
 - ``check_scale``: 10,000 requirements only, best of 2 [1,000 and 10,000, best of 3];
@@ -22,9 +22,10 @@ measuring the goal's own figure; a benchmark's own defaults are in brackets:
 - ``sandbox_overhead``: 500 examples, best of 3 rounds, 3 starts, 1,000 calls [1,000
   examples, 10 starts, 5,000 calls]; Docker only when an engine and the image are there;
 - ``build_e2e``: every example twice per backend, the faster run kept [3 runs, the median];
-- ``test_throughput``: 200 examples, best of 3 [400];
-- ``mutation``: 4 of the corpus's 26 cases, 41 mutants, about half a minute [all 146
-  mutants, a few minutes: ``python benchmarks/mutation.py``].
+- ``test_throughput``: its defaults, 400 examples, best of 3 (seconds; with fewer
+  examples the generated tests' fixed start would weigh on the ratio);
+- ``mutation``: 4 of the corpus's 29 cases, 23 mutants, half a minute to a minute [all
+  146 mutants, a few minutes: ``python benchmarks/mutation.py``].
 
 ``--full`` runs each with its own defaults instead (the mutation benchmark on the whole
 corpus), about ten minutes.
