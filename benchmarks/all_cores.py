@@ -29,7 +29,7 @@ correction derivative lists is a minimal correction set of the whole requirement
 (it may list fewer: it stops at a bound), and prints both times and the ratio
 derivative / baseline for each instance.  The goal ``benchmarks/run_all.py`` judges it by:
 derivative is no slower than the baseline on any instance (ratio <= 1.0, loading excluded,
-as the baseline parses nothing).
+as the baseline parses nothing); ``figures(quick)`` gives it the worst instance's row.
 """
 
 from __future__ import annotations

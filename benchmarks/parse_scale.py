@@ -24,6 +24,9 @@ read (``derivative.api.parse_text``: parse and type check) at N and 2N.  It prin
 time of each, the ratio time(2N) / time(N) (about 2 when reading is linear, about 4 if a
 step is quadratic), and the ratio against ``json.loads`` of a JSON document of the same
 names and values, parsed in this process (a baseline that is linear by construction).
+
+``figures(quick)`` gives ``benchmarks/run_all.py`` the ratio at 10,000 and the worst
+time(2N) / time(N) of the declaration lists, judged against ``LINEAR_BOUND``.
 """
 
 from __future__ import annotations

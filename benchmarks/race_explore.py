@@ -19,6 +19,10 @@ the count invariant "at most one ok per token".  Measured, in this process:
 - ``frontrun`` (only if it is installed): frontrun 0.7's DPOR on the same classes, run
   under its ``frontrun`` launcher in a child process (seconds include nothing but its
   ``explore`` call).
+
+``figures(quick)`` gives ``benchmarks/run_all.py`` three rows: each racy spelling found (at
+the same schedule every repeat) where the stress test or frontrun may miss it, and the
+locked version explored exhaustively without a false alarm.
 """
 
 from __future__ import annotations

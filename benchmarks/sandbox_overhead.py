@@ -36,6 +36,8 @@ Measured in one run, because these machines are noisy (docs/decisions.md):
   call pays it, so it explains a ratio that moves from run to run.
 
 Wall time, not CPU time, because the sandboxed work happens in another process.
+``figures(quick)`` gives ``benchmarks/run_all.py`` one row per backend (Docker "not
+measured" when the machine has no engine or no image).
 """
 
 from __future__ import annotations

@@ -17,7 +17,8 @@ benchmarks/test_throughput.py``).  Not part of CI: the figures depend on the mac
    the same property (which may not find it at all within ``N`` examples).
 
 The assertions are sanity bounds only (a ratio above 0.3, boundary bugs found by the
-generated tests); the printed figures are the measurement.
+generated tests); the printed figures are the measurement.  ``figures(quick)`` gives
+``benchmarks/run_all.py`` one row per property and one for the boundary bugs.
 """
 
 from __future__ import annotations
