@@ -282,7 +282,8 @@ def figures(quick: bool = True) -> list[TableRow]:
     repeat, rounds, threads = (3, 1000, 8) if quick else (5, 2000, 8)
     report = measure(repeat, rounds, threads)
     s = report["stress"]
-    stress = f"stress {s['threads']} threads x {s['rounds']}: {s['violating_rounds']} hits"
+    stress = (f"stress {s['threads']} threads x {s['rounds']} rounds: "
+              f"{s['violating_rounds']} violating")
     return [
         _race_row(report, "TokenStore", "`.get()`", stress),
         _race_row(report, "InTokenStore", "`in`", _frontrun_says(report, "InTokenStore")),
