@@ -27,6 +27,8 @@ goes: parse, type check, solve (encode + check + everything else in ``check``),
 minimise (``Question.minimal_core``), certificate (with the wall-clock time of its
 re-checks in fresh solver processes, which run while the rest of the certificate is
 computed), and the rest (CLI, JSON rendering, writing the file).
+
+``figures(quick)`` gives ``benchmarks/run_all.py`` the goal's row (10,000 requirements).
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks._rows import TableRow, table_row
 
 HI = 1000
 """Every param is declared ``int in 0..HI`` (and the hidden assignment lies there).
@@ -241,6 +245,116 @@ def best(repeat: int, fn: Callable[[], Any]) -> tuple[Clock, Any]:
     return chosen, kept
 
 
+@dataclass(frozen=True)
+class Measured:
+    """One size's figures: both sides' best runs, derivative's phases, the cores."""
+
+    n: int
+    ours: Clock
+    z3: Clock
+    seconds: dict[str, float]
+    z3_core: int
+    core: int
+    farkas: bool
+
+    @property
+    def ratio(self) -> float:
+        """derivative / z3py by wall clock: the goal's figure."""
+        return self.ours.wall / self.z3.wall
+
+
+def warm_up(tmp: str) -> None:
+    """One small run of each side, so that no figure pays the imports or the grammar."""
+    warm = make_sheet(20)
+    warm_path = os.path.join(tmp, "warm.req")
+    with open(warm_path, "w", encoding="utf-8") as fh:
+        fh.write(warm.text)
+    run_derivative(warm_path, os.path.join(tmp, "warm.json"), None)
+    run_z3(warm)
+
+
+def measure(n: int, repeat: int, tmp: str) -> Measured:
+    """Both sides on the sheet of ``n`` requirements, best of ``repeat``; the cores checked."""
+    sheet = make_sheet(n)
+    path = os.path.join(tmp, f"limits{n}.req")
+    cert = os.path.join(tmp, f"limits{n}.certificate.json")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(sheet.text)
+
+    def do_derivative() -> tuple[dict[str, Any], Breakdown]:
+        bd = Breakdown()
+        return run_derivative(path, cert, bd), bd
+
+    t_der, (report, bd) = best(repeat, do_derivative)
+    t_z3, z3_core = best(repeat, lambda: run_z3(sheet))
+
+    core = set(report["cores"][0]["ids"])
+    assert core == sheet.planted, f"derivative's core {sorted(core)} is not the cycle"
+    assert z3_core >= sheet.planted, f"z3's core {sorted(z3_core)} misses the cycle"
+    with open(cert, encoding="utf-8") as fh:
+        certificate = json.load(fh)
+    assert [m["id"] for m in certificate["core"]] == report["cores"][0]["ids"]
+    return Measured(n, t_der, t_z3, dict(bd.seconds), len(z3_core), len(core),
+                    certificate.get("farkas") is not None)
+
+
+def breakdown(m: Measured) -> str:
+    """Where derivative's wall time went, phase by phase (nested phases subtracted)."""
+    sec = m.seconds
+    solve = sec.get("check", 0.0) - sec.get("minimise", 0.0)
+    phases = (
+        sec.get("parse", 0.0)
+        + sec.get("type check", 0.0)
+        + sec.get("check", 0.0)
+        + sec.get("certificate", 0.0)
+    )
+    return (
+        f"parse {sec.get('parse', 0.0):.3f}, type check {sec.get('type check', 0.0):.3f}, "
+        f"solve {solve:.3f}, minimise {sec.get('minimise', 0.0):.3f}, "
+        f"certificate {sec.get('certificate', 0.0):.3f} (its re-checks "
+        f"{sec.get('re-checks', 0.0):.3f} run alongside), "
+        f"rest {max(0.0, m.ours.wall - phases):.3f}"
+    )
+
+
+def report(m: Measured) -> None:
+    """The three lines printed for one size."""
+    print(
+        f"N={m.n:>6}: derivative check (end to end, certificate and re-checks) "
+        f"{m.ours.wall:.3f} s wall / {m.ours.cpu:.3f} s CPU; z3py build + check + "
+        f"minimised core {m.z3.wall:.3f} s wall / {m.z3.cpu:.3f} s CPU "
+        f"(z3 core size {m.z3_core}, ours {m.core})"
+    )
+    print(
+        f"          ratio derivative / z3py = {m.ratio:.2f} (wall), "
+        f"{m.ours.cpu / m.z3.cpu:.2f} (CPU)   goal <= {GOAL} at {GOAL_SIZE:,}"
+    )
+    print(
+        f"          breakdown (wall, s): {breakdown(m)}"
+        f"; farkas: {'yes' if m.farkas else 'no'}"
+    )
+
+
+GOAL = 2.0
+GOAL_SIZE = 10_000
+"""The goal: derivative / z3py <= 2.0 by wall clock at 10,000 requirements."""
+
+
+def figures(quick: bool = True) -> list[TableRow]:
+    """``run_all``'s row: the goal's figure at 10,000 (best of 2 quick, 3 in full)."""
+    repeat = 2 if quick else 3
+    with tempfile.TemporaryDirectory() as tmp:
+        warm_up(tmp)
+        m = measure(GOAL_SIZE, repeat, tmp)
+    return [table_row(
+        "check_scale", f"derivative check, {GOAL_SIZE:,} requirements (certificate included)",
+        baseline=f"z3py {m.z3.wall:.2f} s", ratio=m.ratio, goal=f"<= {GOAL}",
+        met=m.ratio <= GOAL,
+        detail=(f"derivative {m.ours.wall:.2f} s wall; CPU ratio {m.ours.cpu / m.z3.cpu:.2f}; "
+                f"best of {repeat}; breakdown (s): {breakdown(m)}"),
+    )]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--sizes", default="1000,10000")
@@ -248,65 +362,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
-        warm = make_sheet(20)
-        warm_path = os.path.join(tmp, "warm.req")
-        with open(warm_path, "w", encoding="utf-8") as fh:
-            fh.write(warm.text)
-        run_derivative(warm_path, os.path.join(tmp, "warm.json"), None)  # imports, grammar
-        run_z3(warm)
-
+        warm_up(tmp)
         for n in (int(s) for s in args.sizes.split(",")):
-            sheet = make_sheet(n)
-            path = os.path.join(tmp, f"limits{n}.req")
-            cert = os.path.join(tmp, f"limits{n}.certificate.json")
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(sheet.text)
-
-            def do_derivative(p: str = path, c: str = cert) -> tuple[dict[str, Any], Breakdown]:
-                bd = Breakdown()
-                return run_derivative(p, c, bd), bd
-
-            def do_z3(sh: Sheet = sheet) -> set[str]:
-                return run_z3(sh)
-
-            t_der, (report, bd) = best(args.repeat, do_derivative)
-            t_z3, z3_core = best(args.repeat, do_z3)
-
-            core = set(report["cores"][0]["ids"])
-            assert core == sheet.planted, f"derivative's core {sorted(core)} is not the cycle"
-            assert z3_core >= sheet.planted, f"z3's core {sorted(z3_core)} misses the cycle"
-            with open(cert, encoding="utf-8") as fh:
-                certificate = json.load(fh)
-            assert [m["id"] for m in certificate["core"]] == report["cores"][0]["ids"]
-            farkas = certificate.get("farkas") is not None
-
-            sec = bd.seconds
-            solve = sec.get("check", 0.0) - sec.get("minimise", 0.0)
-            phases = (
-                sec.get("parse", 0.0)
-                + sec.get("type check", 0.0)
-                + sec.get("check", 0.0)
-                + sec.get("certificate", 0.0)
-            )
-            print(
-                f"N={n:>6}: derivative check (end to end, certificate and re-checks) "
-                f"{t_der.wall:.3f} s wall / {t_der.cpu:.3f} s CPU; z3py build + check + "
-                f"minimised core {t_z3.wall:.3f} s wall / {t_z3.cpu:.3f} s CPU "
-                f"(z3 core size {len(z3_core)}, ours {len(core)})"
-            )
-            print(
-                f"          ratio derivative / z3py = {t_der.wall / t_z3.wall:.2f} (wall), "
-                f"{t_der.cpu / t_z3.cpu:.2f} (CPU)   goal <= 2.0 at 10,000"
-            )
-            print(
-                "          breakdown (wall, s): "
-                f"parse {sec.get('parse', 0.0):.3f}, type check {sec.get('type check', 0.0):.3f}, "
-                f"solve {solve:.3f}, minimise {sec.get('minimise', 0.0):.3f}, "
-                f"certificate {sec.get('certificate', 0.0):.3f} (its re-checks "
-                f"{sec.get('re-checks', 0.0):.3f} run alongside), "
-                f"rest {max(0.0, t_der.wall - phases):.3f}"
-                f"; farkas: {'yes' if farkas else 'no'}"
-            )
+            report(measure(n, args.repeat, tmp))
     return 0
 
 

@@ -18,7 +18,8 @@ some obligation fails (or the run cannot complete).  The report gives the killed
 then every survivor with its change, so that equivalent mutants (changes that do not
 change behaviour on valid inputs, e.g. ``x >= 0`` → ``x > -1`` after a type refinement)
 can be told apart; those listed in ``EQUIVALENT`` with a reason are excluded from the
-share of non-equivalent mutants (goal >= 95%).
+share of non-equivalent mutants (goal >= 95%).  ``figures(quick)`` gives
+``benchmarks/run_all.py`` that share, on ``QUICK_CASES`` when quick.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus"
+sys.path.insert(0, str(ROOT))
+
+from benchmarks._rows import TableRow, table_row  # noqa: E402
 
 COMPARE_SWAPS: dict[type[ast.cmpop], list[type[ast.cmpop]]] = {
     ast.Lt: [ast.LtE, ast.Gt],
@@ -226,6 +230,100 @@ def _spawn(m: Mutant, examples: int, timeout: float) -> dict[str, object]:
     return result
 
 
+@dataclass(frozen=True)
+class Score:
+    """A run's mutants, their verdicts (in the same order) and what they add up to."""
+
+    cases: list[str]
+    todo: list[Mutant]
+    results: list[dict[str, object]]
+    elapsed: float
+
+    @property
+    def killed(self) -> int:
+        return sum(1 for r in self.results if r["killed"])
+
+    @property
+    def survivors(self) -> list[tuple[Mutant, dict[str, object]]]:
+        return [(m, r) for m, r in zip(self.todo, self.results, strict=True) if not r["killed"]]
+
+    @property
+    def equivalent(self) -> list[Mutant]:
+        """Survivors listed in ``EQUIVALENT`` (judged by reading them)."""
+        return [m for m, _ in self.survivors if m.key in EQUIVALENT]
+
+    @property
+    def share(self) -> float:
+        """The killed share of the non-equivalent mutants: the goal's figure."""
+        return self.killed / max(len(self.todo) - len(self.equivalent), 1)
+
+
+def corpus_cases(only: list[str] | None = None) -> list[str]:
+    """The corpus's cases with a correct implementation (those in ``only``, if given)."""
+    cases = sorted(c.name for c in CORPUS.iterdir() if (c / "correct.py").is_file())
+    return [c for c in cases if c in only] if only else cases
+
+
+def measure(cases: list[str], examples: int, jobs: int, timeout: float) -> Score:
+    """Every mutant of ``cases``, each in a process of its own, ``jobs`` at a time."""
+    todo = list(mutants(cases))
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = list(pool.map(lambda m: _spawn(m, examples, timeout), todo))
+    return Score(cases, todo, results, time.perf_counter() - started)
+
+
+def report(score: Score) -> None:
+    """The printout of a run (the command line's output)."""
+    total, killed = len(score.todo), score.killed
+    sys.stdout.write(
+        f"{total} mutants of {len(score.cases)} implementations in {score.elapsed:.0f} s: "
+        f"{killed} killed ({killed / total:.1%}); "
+        f"{len(score.equivalent)} survivors judged equivalent; "
+        f"killed share of non-equivalent mutants {score.share:.1%} "
+        f"(goal >= 95%)\n"
+    )
+    by_kind: dict[str, list[int]] = {}
+    for m, r in zip(score.todo, score.results, strict=True):
+        kind = m.change.split()[0] if not m.change.startswith("cmp[") else "cmp"
+        by_kind.setdefault(kind, [0, 0])
+        by_kind[kind][0] += 1
+        by_kind[kind][1] += 1 if r["killed"] else 0
+    for kind, (n, k) in sorted(by_kind.items()):
+        sys.stdout.write(f"  {kind:8s} {k}/{n} killed\n")
+    for m, _ in score.survivors:
+        why = EQUIVALENT.get(m.key, "NOT judged equivalent")
+        sys.stdout.write(f"survivor {m.key}  ({why})\n")
+
+
+GOAL = 0.95
+"""The killed share of non-equivalent mutants."""
+QUICK_CASES = ["age_category_boundary", "enum_member_mistake", "list_max_empty",
+               "wrong_exception_type"]
+"""``run_all``'s subset, 23 mutants (half a minute on two idle cores, twice that on busy
+ones): comparisons and constants at boundaries, an operator, dropped raises and branches,
+and four survivors judged equivalent."""
+
+
+def figures(quick: bool = True) -> list[TableRow]:
+    """``run_all``'s row: the subset when quick, the whole corpus (a few minutes) in full."""
+    cases = corpus_cases(QUICK_CASES if quick else None)
+    score = measure(cases, examples=30, jobs=2, timeout=120.0)
+    alive = [m.key for m, _ in score.survivors if m.key not in EQUIVALENT]
+    subset = (f"{len(cases)} of {len(corpus_cases())} corpus cases (run_all's subset; the "
+              "whole corpus: python benchmarks/mutation.py, a few minutes)") if quick else (
+              f"all {len(cases)} corpus cases")
+    return [table_row(
+        "mutation", "killed share of non-equivalent mutants",
+        baseline="none (an absolute share)", ratio=score.share, goal=f">= {GOAL}",
+        met=score.share >= GOAL,
+        detail=(f"{score.killed} of {len(score.todo) - len(score.equivalent)} killed, "
+                f"{len(score.equivalent)} equivalent survivors, in {score.elapsed:.0f} s; "
+                f"{subset}" + (f"; survivors not judged equivalent: {', '.join(alive)}"
+                               if alive else "")),
+    )]
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--examples", type=int, default=30)
@@ -238,41 +336,13 @@ def main() -> int:
     if args.one:
         sys.stdout.write(json.dumps(run_one(args.one[0], int(args.one[1]), args.examples)) + "\n")
         return 0
-    cases = sorted(c.name for c in CORPUS.iterdir() if (c / "correct.py").is_file())
-    if args.cases:
-        cases = [c for c in cases if c in args.cases.split(",")]
-    todo = list(mutants(cases))
-    started = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda m: _spawn(m, args.examples, args.timeout), todo))
-    elapsed = time.perf_counter() - started
-    killed = sum(1 for r in results if r["killed"])
-    survivors = [(m, r) for m, r in zip(todo, results, strict=True) if not r["killed"]]
-    equivalent = [m for m, _ in survivors if m.key in EQUIVALENT]
-    total = len(todo)
-    non_equivalent = total - len(equivalent)
-    sys.stdout.write(
-        f"{total} mutants of {len(cases)} implementations in {elapsed:.0f} s: "
-        f"{killed} killed ({killed / total:.1%}); "
-        f"{len(equivalent)} survivors judged equivalent; "
-        f"killed share of non-equivalent mutants {killed / max(non_equivalent, 1):.1%} "
-        f"(goal >= 95%)\n"
-    )
-    by_kind: dict[str, list[int]] = {}
-    for m, r in zip(todo, results, strict=True):
-        kind = m.change.split()[0] if not m.change.startswith("cmp[") else "cmp"
-        by_kind.setdefault(kind, [0, 0])
-        by_kind[kind][0] += 1
-        by_kind[kind][1] += 1 if r["killed"] else 0
-    for kind, (n, k) in sorted(by_kind.items()):
-        sys.stdout.write(f"  {kind:8s} {k}/{n} killed\n")
-    for m, _ in survivors:
-        why = EQUIVALENT.get(m.key, "NOT judged equivalent")
-        sys.stdout.write(f"survivor {m.key}  ({why})\n")
+    cases = corpus_cases(args.cases.split(",") if args.cases else None)
+    score = measure(cases, args.examples, args.jobs, args.timeout)
+    report(score)
     if args.json:
         Path(args.json).write_text(json.dumps(
-            [{"mutant": m.key, **r} for m, r in zip(todo, results, strict=True)], indent=1
-        ), encoding="utf-8")
+            [{"mutant": m.key, **r} for m, r in zip(score.todo, score.results, strict=True)],
+            indent=1), encoding="utf-8")
     return 0
 
 
@@ -280,4 +350,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-__all__ = ["Mutant", "main", "mutants", "mutate", "run_one"]
+__all__ = ["Mutant", "Score", "figures", "main", "measure", "mutants", "mutate", "run_one"]

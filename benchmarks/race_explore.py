@@ -19,6 +19,10 @@ the count invariant "at most one ok per token".  Measured, in this process:
 - ``frontrun`` (only if it is installed): frontrun 0.7's DPOR on the same classes, run
   under its ``frontrun`` launcher in a child process (seconds include nothing but its
   ``explore`` call).
+
+``figures(quick)`` gives ``benchmarks/run_all.py`` three rows: each racy spelling found (at
+the same schedule every repeat) where the stress test or frontrun may miss it, and the
+locked version explored exhaustively without a false alarm.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from benchmarks._rows import TableRow, table_row
 from derivative.forge.inside._explore import ThreadResult, explore
 
 
@@ -189,29 +194,23 @@ def bench_frontrun() -> list[dict[str, Any]] | str:
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--rounds", type=int, default=2000)
-    ap.add_argument("--threads", type=int, default=8)
-    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
-    args = ap.parse_args()
-
-    report: dict[str, Any] = {
+def measure(repeat: int, rounds: int, threads: int) -> dict[str, Any]:
+    """Every figure of the module docstring, as the ``--json`` report."""
+    return {
         "python": sys.version.split()[0],
         "explore": [
-            bench_explore(TokenStore, 2, args.repeat),
-            bench_explore(InTokenStore, 2, args.repeat),
-            bench_explore(TokenStore, 3, args.repeat),
-            bench_explore(LockedTokenStore, 2, args.repeat),
-            bench_explore(LockedTokenStore, 3, max(1, args.repeat // 2)),
+            bench_explore(TokenStore, 2, repeat),
+            bench_explore(InTokenStore, 2, repeat),
+            bench_explore(TokenStore, 3, repeat),
+            bench_explore(LockedTokenStore, 2, repeat),
+            bench_explore(LockedTokenStore, 3, max(1, repeat // 2)),
         ],
-        "stress": bench_stress(args.threads, args.rounds),
+        "stress": bench_stress(threads, rounds),
         "frontrun": bench_frontrun(),
     }
-    if args.json:
-        print(json.dumps(report, indent=2))
-        return
+
+
+def print_report(report: dict[str, Any]) -> None:
     print(f"Python {report['python']}")
     print("explore (preemption bound 2):")
     for r in report["explore"]:
@@ -231,6 +230,80 @@ def main() -> None:
         for r in fr:
             print(f"frontrun {r['target']:<17} x2: holds={r['holds']} after {r['explored']}"
                   f" interleavings, {r['seconds']:.3f} s")
+
+
+def _frontrun_says(report: dict[str, Any], target: str) -> str:
+    """What frontrun's DPOR said about ``target`` (two threads), for a baseline cell."""
+    fr = report["frontrun"]
+    if isinstance(fr, str):
+        return fr
+    r = next(x for x in fr if x["target"] == target)
+    verdict = "holds" if r["holds"] else "race found"
+    return f"frontrun: {verdict} after {r['explored']} interleavings"
+
+
+def _explored(report: dict[str, Any], target: str, threads: int) -> dict[str, Any]:
+    found: dict[str, Any] = next(r for r in report["explore"]
+                                 if r["target"] == target and r["threads"] == threads)
+    return found
+
+
+def _race_row(report: dict[str, Any], target: str, spelling: str, baseline: str) -> TableRow:
+    """A racy store: the explorer must find the race, at the same schedule every repeat."""
+    r = _explored(report, target, 2)
+    figure = (f"found at schedule {r['schedules_run']}" if r["violated"]
+              else f"NOT found in {r['schedules_run']} schedules")
+    return table_row(
+        "race_explore", f"explore: check-then-set race, {spelling} (2 threads)",
+        baseline=baseline, ratio=figure, goal="found, same schedule every repeat",
+        met=bool(r["violated"] and r["deterministic"]),
+        detail=(f"schedule {r['schedule']}, best {r['seconds_best']:.4f} s; "
+                f"{_frontrun_says(report, target)}"),
+    )
+
+
+def _locked_row(report: dict[str, Any]) -> TableRow:
+    """The locked store: exhausting its schedules must find nothing (no false alarm)."""
+    r = _explored(report, "LockedTokenStore", 3)
+    ok = not r["violated"] and r["exhausted"] and r["deterministic"]
+    return table_row(
+        "race_explore", "explore: locked store, every schedule (3 threads)",
+        baseline=_frontrun_says(report, "LockedTokenStore") + " (2 threads)",
+        ratio=f"{'no violation' if not r['violated'] else 'VIOLATION'} in "
+              f"{r['schedules_run']} schedules",
+        goal="exhausted, no violation", met=bool(ok),
+        detail=f"best {r['seconds_best']:.3f} s; exhausted: {r['exhausted']}",
+    )
+
+
+def figures(quick: bool = True) -> list[TableRow]:
+    """``run_all``'s rows (quick: 3 repeats, 8 threads x 1,000 stress rounds; full: 5 and
+    2,000, the defaults): the explorer finds the race where a stress test may not."""
+    repeat, rounds, threads = (3, 1000, 8) if quick else (5, 2000, 8)
+    report = measure(repeat, rounds, threads)
+    s = report["stress"]
+    stress = (f"stress {s['threads']} threads x {s['rounds']} rounds: "
+              f"{s['violating_rounds']} violating")
+    return [
+        _race_row(report, "TokenStore", "`.get()`", stress),
+        _race_row(report, "InTokenStore", "`in`", _frontrun_says(report, "InTokenStore")),
+        _locked_row(report),
+    ]
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=2000)
+    ap.add_argument("--threads", type=int, default=8)
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = ap.parse_args(argv)
+
+    report = measure(args.repeat, args.rounds, args.threads)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return
+    print_report(report)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ Measured in one run, because these machines are noisy (docs/decisions.md):
   call pays it, so it explains a ratio that moves from run to run.
 
 Wall time, not CPU time, because the sandboxed work happens in another process.
+``figures(quick)`` gives ``benchmarks/run_all.py`` one row per backend (Docker "not
+measured" when the machine has no engine or no image).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +62,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
+from benchmarks._rows import TableRow, not_measured, table_row
 from derivative._errors import SandboxUnavailable
 from derivative.forge.sandbox._sandbox import Launcher, Limits, Sandbox, open_sandbox
 
@@ -230,6 +234,173 @@ def start_times(launcher: Launcher, path: Path, starts: int) -> tuple[float, flo
     return statistics.median(opened), statistics.median(closed)
 
 
+@dataclass
+class Overhead:
+    """What one run measured (seconds unless named otherwise)."""
+
+    examples: int
+    repeat: int
+    calls: int
+    starts: int
+    unavailable: dict[str, str] = field(default_factory=dict)
+    """backend -> why this machine cannot give it"""
+    best: dict[str, float] = field(default_factory=dict)
+    """variant -> its best property test (a backend's without its replay)"""
+    replays: dict[str, float] = field(default_factory=dict)
+    """backend -> what the replay added after the property test, in that best round"""
+    rates: dict[str, float] = field(default_factory=dict)
+    """sandboxed variant -> back-to-back calls per second"""
+    start_close: dict[str, tuple[float, float]] = field(default_factory=dict)
+    wake: tuple[float, float] = (0.0, 0.0)
+
+    @property
+    def backends(self) -> list[str]:
+        return [name for name in self.replays]
+
+    def ratio(self, backend: str) -> float:
+        """Sandboxed (replay included) / in-process: the goal's figure."""
+        return (self.best[backend] + self.replays[backend]) / self.best["in-process"]
+
+
+@dataclass
+class Variants:
+    """The calls to compare, and the launchers and open sandboxes behind them."""
+
+    calls: dict[str, Call]
+    launchers: dict[str, Launcher] = field(default_factory=dict)
+    sandboxes: dict[str, Sandbox] = field(default_factory=dict)
+
+
+def open_variants(stack: contextlib.ExitStack, path: Path, backends: list[str],
+                  out: Overhead) -> Variants:
+    """In-process, one started sandbox per available backend, and the unguarded one."""
+    v = Variants({"in-process": in_process(path)})
+    for name in backends:
+        try:
+            v.launchers[name] = launcher_for(name)
+        except SandboxUnavailable as exc:
+            out.unavailable[name] = str(exc)
+            continue
+        sb = stack.enter_context(open_sandbox(path, contract_sha256=CONTRACT,
+                                              launcher=v.launchers[name], limits=LIMITS[0]))
+        v.calls[name] = through(sb)
+        v.sandboxes[name] = sb
+    if "process" in v.launchers:
+        bare = stack.enter_context(open_sandbox(
+            path, contract_sha256=CONTRACT, launcher=v.launchers["process"],
+            limits=LIMITS[0], guard=False))
+        v.calls[UNGUARDED] = through(bare)
+        v.sandboxes[UNGUARDED] = bare
+    return v
+
+
+def run_rounds(v: Variants, path: Path, out: Overhead) -> None:
+    """The property test of every variant, in interleaved rounds (a slow spell of the
+    machine hits them all); each one's best, a backend's with its replay."""
+    for call in v.calls.values():
+        property_test(call, 20)()  # warm Hypothesis, the import caches and the channel
+    out.best = {name: float("inf") for name in v.calls}
+    out.replays = {name: float("inf") for name in v.launchers}
+    for _ in range(out.repeat):
+        for name, call in v.calls.items():
+            if name in v.launchers:
+                ran, tail = with_replay(call, v.launchers[name], path, out.examples,
+                                        v.sandboxes[name].spare_cpus())
+                if ran + tail < out.best[name] + out.replays[name]:
+                    out.best[name], out.replays[name] = ran, tail
+            else:
+                out.best[name] = min(out.best[name], timed(property_test(call, out.examples)))
+
+
+def measure(examples: int, repeat: int, starts: int, calls: int, backends: list[str],
+            colocate: bool = True) -> Overhead:
+    """Every figure of the module docstring, on the backends this machine can give."""
+    LIMITS[0] = Limits(colocate=colocate)
+    out = Overhead(examples, repeat, calls, starts)
+    folder = Path(tempfile.mkdtemp(prefix="derivative-bench-"))
+    try:
+        path = folder / "clamp_candidate.py"
+        path.write_text(CANDIDATE, encoding="utf-8")
+        with contextlib.ExitStack() as stack:
+            v = open_variants(stack, path, backends, out)
+            run_rounds(v, path, out)
+            out.rates = {name: calls / round_trips(v.calls[name], calls)
+                         for name in v.sandboxes}
+            for sb in v.sandboxes.values():
+                assert not sb.tainted and sb.restarts == 0
+                assert not sb.refusals
+        out.start_close = {name: start_times(launcher, path, starts)
+                           for name, launcher in v.launchers.items()}
+        out.wake = wake_up_latency()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
+def report(o: Overhead) -> None:
+    """The printout of one run (the command line's output)."""
+    for name, why in o.unavailable.items():
+        print(f"{name}: unavailable: {why}")
+    baseline = o.best["in-process"]
+    print(f"{o.examples}-example Hypothesis test of clamp, best of {o.repeat} "
+          "interleaved rounds (wall time); the goal's ratio includes the replay")
+    print(f"  in-process  {baseline:8.3f} s")
+    for name in o.backends:
+        ratio = o.ratio(name)
+        verdict = "meets" if ratio <= GOALS[name] else "MISSES"
+        print(f"  {name:<10}  {o.best[name]:8.3f} s + replay {o.replays[name]:6.3f} s   ratio "
+              f"{ratio:5.2f}x  (goal <= {GOALS[name]:.1f}x: {verdict}; without the replay "
+              f"{o.best[name] / baseline:5.2f}x)")
+    if UNGUARDED in o.best:
+        print(f"  the runtime guard: process with it / without it  {guard_cost(o)}")
+    print(f"channel round trips ({o.calls} calls) and sandbox start-up "
+          f"(medians of {o.starts})")
+    for name, (opened, closed) in o.start_close.items():
+        print(f"  {name:<10}  {o.rates[name]:8,.0f} calls/s   start {opened * 1000:6.1f} ms   "
+              f"close {closed * 1000:6.1f} ms")
+    if UNGUARDED in o.rates:
+        print(f"  {UNGUARDED:<10}  {o.rates[UNGUARDED]:8,.0f} calls/s   (the process backend "
+              "without the guard)")
+    busy, idle = o.wake
+    print(f"this machine: pipe round trip to a plain child {busy * 1e6:.0f} us back to back, "
+          f"{idle * 1e6:.0f} us after 1.5 ms of host work (median)")
+
+
+def guard_cost(o: Overhead) -> str:
+    """The runtime guard's cost: on the property test, and per round trip."""
+    return (f"{o.best['process'] / o.best[UNGUARDED]:5.2f}x on the property test, "
+            f"{o.rates[UNGUARDED] / o.rates['process']:5.2f}x per round trip "
+            f"({1e6 / o.rates['process'] - 1e6 / o.rates[UNGUARDED]:+.1f} us a call)")
+
+
+def _backend_row(o: Overhead, name: str) -> TableRow:
+    """One backend's goal row; "not measured" (met unknown) when the machine lacks it."""
+    baseline = f"in-process {o.best['in-process']:.3f} s"
+    figure = f"{o.examples}-example Hypothesis test, {name} sandbox (replay included)"
+    goal = f"<= {GOALS[name]}"
+    if name not in o.replays:
+        why = o.unavailable.get(name, "not asked for")
+        return table_row("sandbox_overhead", figure, baseline=baseline,
+                         ratio=not_measured(why), goal=goal, met=None, detail=why)
+    opened, _ = o.start_close[name]
+    detail = (f"{o.best[name]:.3f} s + replay {o.replays[name]:.3f} s; without the replay "
+              f"{o.best[name] / o.best['in-process']:.2f}x; {o.rates[name]:,.0f} calls/s; "
+              f"start {opened * 1000:.0f} ms; wake-up latency {o.wake[1] * 1e6:.0f} us; "
+              f"best of {o.repeat}")
+    if name == "process" and UNGUARDED in o.best:
+        detail += f"; the runtime guard: {' '.join(guard_cost(o).split())}"
+    return table_row("sandbox_overhead", figure, baseline=baseline, ratio=o.ratio(name),
+                     goal=goal, met=o.ratio(name) <= GOALS[name], detail=detail)
+
+
+def figures(quick: bool = True) -> list[TableRow]:
+    """``run_all``'s rows, one per backend (quick: 500 examples, best of 3, 3 starts, 1,000
+    calls; full: the defaults, 1,000 examples, best of 3, 10 starts, 5,000 calls)."""
+    examples, starts, calls = (500, 3, 1000) if quick else (1000, 10, 5000)
+    o = measure(examples, 3, starts, calls, list(GOALS))
+    return [_backend_row(o, name) for name in GOALS]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=1000)
@@ -241,81 +412,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="do not keep the host thread and the sandbox on one CPU")
     args = parser.parse_args(argv)
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
-    LIMITS[0] = Limits(colocate=not args.no_colocate)
-
-    folder = Path(tempfile.mkdtemp(prefix="derivative-bench-"))
-    path = folder / "clamp_candidate.py"
-    path.write_text(CANDIDATE, encoding="utf-8")
-
-    local = in_process(path)
-    variants: dict[str, Call] = {"in-process": local}
-    launchers: dict[str, Launcher] = {}
-    sandboxes: dict[str, Sandbox] = {}
-    with contextlib.ExitStack() as stack:
-        for name in backends:
-            try:
-                launchers[name] = launcher_for(name)
-            except SandboxUnavailable as exc:
-                print(f"{name}: unavailable: {exc}")
-                continue
-            sb = stack.enter_context(open_sandbox(path, contract_sha256=CONTRACT,
-                                                  launcher=launchers[name], limits=LIMITS[0]))
-            variants[name] = through(sb)
-            sandboxes[name] = sb
-        if "process" in launchers:
-            bare = stack.enter_context(open_sandbox(
-                path, contract_sha256=CONTRACT, launcher=launchers["process"],
-                limits=LIMITS[0], guard=False))
-            variants[UNGUARDED] = through(bare)
-            sandboxes[UNGUARDED] = bare
-        for call in variants.values():
-            property_test(call, 20)()  # warm Hypothesis, the import caches and the channel
-        # Rounds interleave the variants, so that a slow spell of the machine hits all.
-        best = {name: float("inf") for name in variants}
-        replays = {name: float("inf") for name in launchers}
-        for _ in range(args.repeat):
-            for name, call in variants.items():
-                if name in launchers:
-                    ran, tail = with_replay(call, launchers[name], path, args.examples,
-                                            sandboxes[name].spare_cpus())
-                    if ran + tail < best[name] + replays[name]:
-                        best[name], replays[name] = ran, tail
-                else:
-                    best[name] = min(best[name], timed(property_test(call, args.examples)))
-        rates = {name: args.calls / round_trips(variants[name], args.calls)
-                 for name in sandboxes}
-        for name in sandboxes:
-            assert not sandboxes[name].tainted and sandboxes[name].restarts == 0
-            assert not sandboxes[name].refusals
-
-    baseline = best["in-process"]
-    print(f"{args.examples}-example Hypothesis test of clamp, best of {args.repeat} "
-          "interleaved rounds (wall time); the goal's ratio includes the replay")
-    print(f"  in-process  {baseline:8.3f} s")
-    for name in launchers:
-        ratio = (best[name] + replays[name]) / baseline
-        verdict = "meets" if ratio <= GOALS[name] else "MISSES"
-        print(f"  {name:<10}  {best[name]:8.3f} s + replay {replays[name]:6.3f} s   ratio "
-              f"{ratio:5.2f}x  (goal <= {GOALS[name]:.1f}x: {verdict}; without the replay "
-              f"{best[name] / baseline:5.2f}x)")
-    if UNGUARDED in best:
-        print(f"  the runtime guard: process with it / without it  "
-              f"{best['process'] / best[UNGUARDED]:5.2f}x on the property test, "
-              f"{rates[UNGUARDED] / rates['process']:5.2f}x per round trip "
-              f"({1e6 / rates['process'] - 1e6 / rates[UNGUARDED]:+.1f} us a call)")
-    print(f"channel round trips ({args.calls} calls) and sandbox start-up "
-          f"(medians of {args.starts})")
-    for name, launcher in launchers.items():
-        opened, closed = start_times(launcher, path, args.starts)
-        print(f"  {name:<10}  {rates[name]:8,.0f} calls/s   start {opened * 1000:6.1f} ms   "
-              f"close {closed * 1000:6.1f} ms")
-    if UNGUARDED in rates:
-        print(f"  {UNGUARDED:<10}  {rates[UNGUARDED]:8,.0f} calls/s   (the process backend "
-              "without the guard)")
-    busy, idle = wake_up_latency()
-    print(f"this machine: pipe round trip to a plain child {busy * 1e6:.0f} us back to back, "
-          f"{idle * 1e6:.0f} us after 1.5 ms of host work (median)")
-    shutil.rmtree(folder, ignore_errors=True)
+    report(measure(args.examples, args.repeat, args.starts, args.calls, backends,
+                   colocate=not args.no_colocate))
     return 0
 
 

@@ -17,7 +17,8 @@ benchmarks/test_throughput.py``).  Not part of CI: the figures depend on the mac
    the same property (which may not find it at all within ``N`` examples).
 
 The assertions are sanity bounds only (a ratio above 0.3, boundary bugs found by the
-generated tests); the printed figures are the measurement.
+generated tests); the printed figures are the measurement.  ``figures(quick)`` gives
+``benchmarks/run_all.py`` one row per property and one for the boundary bugs.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 from hypothesis import Phase, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from benchmarks._rows import TableRow, table_row  # noqa: E402
 from derivative.api import load  # noqa: E402
 from derivative.forge.codegen._generate import generate_module  # noqa: E402
 
@@ -48,7 +50,14 @@ REPEAT = int(os.environ.get("THROUGHPUT_REPEAT", "3"))
 # One profile for both sides: the generated module's SETTINGS inherit it when imported.
 settings.register_profile("throughput", derandomize=True, database=None, deadline=None)
 settings.load_profile("throughput")
-SETTINGS = settings(max_examples=N, phases=[p for p in Phase if p is not Phase.explain])
+
+
+def _settings(examples: int) -> settings:
+    """Both sides' settings for ``examples`` examples (``run_all`` asks for fewer)."""
+    return settings(max_examples=examples, phases=[p for p in Phase if p is not Phase.explain])
+
+
+SETTINGS = _settings(N)
 
 
 def _import(path: Path, name: str) -> types.ModuleType:
@@ -77,11 +86,12 @@ class Property:
     case: str
     function: str
     obligation: str
-    hand: Callable[[types.ModuleType, Counter], Callable[[], None]]
+    hand: Callable[[types.ModuleType, Counter, settings], Callable[[], None]]
 
 
-def _hand_is_strong(impl: types.ModuleType, calls: Counter) -> Callable[[], None]:
-    @SETTINGS
+def _hand_is_strong(impl: types.ModuleType, calls: Counter,
+                    s: settings = SETTINGS) -> Callable[[], None]:
+    @s
     @given(st.text(max_size=128))
     def test(password: str) -> None:
         assert calls(password) == (len(password) >= 12)
@@ -89,8 +99,9 @@ def _hand_is_strong(impl: types.ModuleType, calls: Counter) -> Callable[[], None
     return test
 
 
-def _hand_discounted(impl: types.ModuleType, calls: Counter) -> Callable[[], None]:
-    @SETTINGS
+def _hand_discounted(impl: types.ModuleType, calls: Counter,
+                     s: settings = SETTINGS) -> Callable[[], None]:
+    @s
     @given(st.integers(min_value=0), st.integers(min_value=0, max_value=50))
     def test(price: int, percent: int) -> None:
         result = calls(price, percent)
@@ -100,8 +111,9 @@ def _hand_discounted(impl: types.ModuleType, calls: Counter) -> Callable[[], Non
     return test
 
 
-def _hand_unique(impl: types.ModuleType, calls: Counter) -> Callable[[], None]:
-    @SETTINGS
+def _hand_unique(impl: types.ModuleType, calls: Counter,
+                 s: settings = SETTINGS) -> Callable[[], None]:
+    @s
     @given(st.lists(st.integers(0, 9), max_size=12))
     def test(xs: list[int]) -> None:
         result = calls(list(xs))
@@ -117,13 +129,13 @@ PROPERTIES = [
 ]
 
 
-def _generated(case: str, folder: Path) -> types.ModuleType:
+def _generated(case: str, folder: Path, examples: int = N) -> types.ModuleType:
     info = load([CORPUS / case / "spec.req"]).types
-    source = generate_module(info, str(CORPUS / case / "correct.py"), examples=N)
+    source = generate_module(info, str(CORPUS / case / "correct.py"), examples=examples)
     path = folder / f"test_gen_{case}.py"
     path.write_text(source, encoding="utf-8")
     os.environ.pop("DERIVATIVE_TARGET", None)
-    os.environ["DERIVATIVE_EXAMPLES"] = str(N)
+    os.environ["DERIVATIVE_EXAMPLES"] = str(examples)
     return _import(path, f"_gen_{case}")
 
 
@@ -138,11 +150,12 @@ def _time(test: Callable[[], None]) -> float:
     return time.perf_counter() - start
 
 
-def measure_examples_per_second() -> list[dict[str, Any]]:
+def measure_examples_per_second(examples: int = N, repeat: int = REPEAT) -> list[dict[str, Any]]:
+    """Per property: the best examples/s of each side over ``repeat`` alternating runs."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for prop in PROPERTIES:
-            gen = _generated(prop.case, Path(tmp))
+            gen = _generated(prop.case, Path(tmp), examples)
             target = gen._target()
             calls_gen = Counter(getattr(target, prop.function))
             setattr(target, prop.function, calls_gen)
@@ -151,9 +164,9 @@ def measure_examples_per_second() -> list[dict[str, Any]]:
             test_gen = tests[0]
             impl = _import(CORPUS / prop.case / "correct.py", f"_impl_{prop.case}")
             calls_hand = Counter(getattr(impl, prop.function))
-            test_hand = prop.hand(impl, calls_hand)
+            test_hand = prop.hand(impl, calls_hand, _settings(examples))
             best_gen = best_hand = 0.0
-            for _ in range(REPEAT):
+            for _ in range(repeat):
                 calls_gen.calls = 0
                 t = _time(test_gen)
                 best_gen = max(best_gen, calls_gen.calls / t)
@@ -173,7 +186,7 @@ def measure_engine(case: str, examples: int = N) -> float:
     info = load([CORPUS / case / "spec.req"]).types
     module = load_target(str(CORPUS / case / "correct.py"))
     engine = Engine(info, InProcessCaller.for_contract(module, info),
-                    EngineOptions(examples=examples, settings=SETTINGS))
+                    EngineOptions(examples=examples, settings=_settings(examples)))
     start = time.perf_counter()
     evidence = engine.run()
     elapsed = time.perf_counter() - start
@@ -182,8 +195,9 @@ def measure_engine(case: str, examples: int = N) -> float:
     return float(inputs) / elapsed
 
 
-def _hand_clamp(impl: types.ModuleType, calls: Counter) -> Callable[[], None]:
-    @SETTINGS
+def _hand_clamp(impl: types.ModuleType, calls: Counter,
+                s: settings = SETTINGS) -> Callable[[], None]:
+    @s
     @given(st.integers(), st.integers(), st.integers())
     def test(x: int, lo: int, hi: int) -> None:
         if lo > hi:
@@ -194,8 +208,9 @@ def _hand_clamp(impl: types.ModuleType, calls: Counter) -> Callable[[], None]:
     return test
 
 
-def _hand_shipping(impl: types.ModuleType, calls: Counter) -> Callable[[], None]:
-    @SETTINGS
+def _hand_shipping(impl: types.ModuleType, calls: Counter,
+                   s: settings = SETTINGS) -> Callable[[], None]:
+    @s
     @given(st.integers(1, 30000))
     def test(w: int) -> None:
         want = 499 if w <= 1000 else 899 if w <= 5000 else 899 + (w - 5000) // 1000 * 100
@@ -204,10 +219,11 @@ def _hand_shipping(impl: types.ModuleType, calls: Counter) -> Callable[[], None]
     return test
 
 
-def _hand_username(impl: types.ModuleType, calls: Counter) -> Callable[[], None]:
+def _hand_username(impl: types.ModuleType, calls: Counter,
+                   s: settings = SETTINGS) -> Callable[[], None]:
     import re
 
-    @SETTINGS
+    @s
     @given(st.text(max_size=32))
     def test(name: str) -> None:
         want = 3 <= len(name) <= 16 and re.fullmatch("[a-z0-9_]*", name) is not None
@@ -226,12 +242,12 @@ BOUNDARY_BUGS: list[tuple[str, str, str, Any]] = [
 ]
 
 
-def measure_time_to_first_failure() -> list[dict[str, Any]]:
+def measure_time_to_first_failure(examples: int = N) -> list[dict[str, Any]]:
     """Seconds and calls until the generated tests first see each boundary bug."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for case, function, obligation, hand in BOUNDARY_BUGS:
-            gen = _generated(case, Path(tmp))
+            gen = _generated(case, Path(tmp), examples)
             wrong = _import(CORPUS / case / "wrong.py", f"_wrong_{case}")
             setattr(gen, "_TARGET_MODULE", wrong)  # noqa: B010 - a generated module
             calls = Counter(getattr(wrong, function))
@@ -265,7 +281,7 @@ def measure_time_to_first_failure() -> list[dict[str, Any]]:
                                    "calls": first.get("calls")}
             if hand is not None:
                 hcalls = Counter(getattr(wrong, function).fn)
-                htest = hand(wrong, hcalls)
+                htest = hand(wrong, hcalls, _settings(examples))
                 hstart = time.perf_counter()
                 try:
                     htest()
@@ -275,6 +291,48 @@ def measure_time_to_first_failure() -> list[dict[str, Any]]:
                 row["hand_seconds"] = time.perf_counter() - hstart
             rows.append(row)
     return rows
+
+
+# --------------------------------------------------------------------------- run_all
+
+GOAL = 0.8
+"""Examples per second, generated / hand-written, for every property."""
+
+
+def _throughput_row(r: dict[str, Any], examples: int, repeat: int) -> TableRow:
+    return table_row(
+        "test_throughput", f"generated test examples/s, {r['property']}",
+        baseline=f"hand-written Hypothesis {r['hand']:,.0f}/s", ratio=r["ratio"],
+        goal=f">= {GOAL}", met=r["ratio"] >= GOAL,
+        detail=f"generated {r['generated']:,.0f}/s; {examples} examples, best of {repeat}",
+    )
+
+
+def _boundary_row(found: list[dict[str, Any]]) -> TableRow:
+    """Every boundary bug found by the generated tests, with a hand-written random test's
+    record (where one exists) as the baseline."""
+    hands = [r for r in found if "hand_found" in r]
+    caught = sum(1 for r in found if r["found"])
+    worst = max((r["calls"] or 0) for r in found)
+    return table_row(
+        "test_throughput", "boundary bugs of the corpus found by the generated tests",
+        baseline=(f"hand-written random test: {sum(r['hand_found'] for r in hands)} of "
+                  f"{len(hands)} found"),
+        ratio=f"{caught} of {len(found)} found, within {worst} calls",
+        goal="all found", met=caught == len(found),
+        detail="; ".join(f"{r['case']} after {r['calls']} calls, {r['seconds'] * 1000:.0f} ms"
+                         for r in found),
+    )
+
+
+def figures(quick: bool = True) -> list[TableRow]:
+    """``run_all``'s rows, with ``N`` examples, best of ``REPEAT`` (400 and 3 unless the
+    environment says otherwise) either way: it takes seconds, and with fewer examples the
+    generated tests' fixed start (their boundary examples) would weigh on the ratio."""
+    examples, repeat = N, REPEAT
+    rows = [_throughput_row(r, examples, repeat)
+            for r in measure_examples_per_second(examples, repeat)]
+    return [*rows, _boundary_row(measure_time_to_first_failure(examples))]
 
 
 # --------------------------------------------------------------------------- pytest entry points
