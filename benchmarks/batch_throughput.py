@@ -159,14 +159,14 @@ def report(fig: dict[str, Any]) -> str:
 
 
 def figures(quick: bool = True) -> list[Any]:
-    """``run_all``'s rows (quick: 30 builds on 1 and 2 workers; full: 200 on 1, 2 and 4).
+    """``run_all``'s rows (quick: 60 builds on 1 and 2 workers; full: 200 on 1, 2 and 4).
     Goals: 2 workers on 2 cores faster than the loop (parallel builds must pay for the
     cluster; a build's sandbox and judge already keep part of a second core busy, so 2.0
     is out of reach), and Dask's overhead per task in steady state at most 0.10 of a
     build's own time."""
     from benchmarks._rows import table_row
 
-    builds, workers = (30, [1, 2]) if quick else (200, [1, 2, 4])
+    builds, workers = (60, [1, 2]) if quick else (200, [1, 2, 4])
     fig = measure(builds, workers, 20)
     loop = fig["loop"]
     rows = []

@@ -22,7 +22,7 @@ measuring the goal's own figure; a benchmark's own defaults are in brackets:
 - ``sandbox_overhead``: 500 examples, best of 3 rounds, 3 starts, 1,000 calls [1,000
   examples, 10 starts, 5,000 calls]; Docker only when an engine and the image are there;
 - ``build_e2e``: every example twice per backend, the faster run kept [3 runs, the median];
-- ``batch_throughput``: 30 builds through ``derivative batch`` on 1 and 2 Dask workers
+- ``batch_throughput``: 60 builds through ``derivative batch`` on 1 and 2 Dask workers
   against a plain loop [200 builds on 1, 2 and 4 workers, several minutes];
 - ``test_throughput``: its defaults, 400 examples, best of 3 (seconds; with fewer
   examples the generated tests' fixed start would weigh on the ratio);
