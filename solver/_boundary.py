@@ -144,13 +144,21 @@ def plan_for(
     ``admits(input) -> bool`` is the oracle's validity test (the evaluator's reading
     of the requires and types): a model it refuses is not used.
     """
-    # The trigger loop keeps its Z3 terms in this frame, as before the split: the
-    # order in which a frame releases Z3 objects decides the ids Z3 hands out next
-    # (see ``_context``), and the plans share Z3's main context.
+    # Each space has its own Z3 context (``Space.env``): in Z3's shared main context
+    # the inputs chosen for a contract changed with whatever ran earlier in the process.
     key = (contract_identity(info.contract), owner)
     if key in _PLANS:
         return _PLANS[key]
     space = space_for(info, owner, admits)
+    with space.z3():  # the space's own Z3 context: the plan never depends on other work
+        plan = _plan(info, owner, space, example_inputs)
+    _PLANS[key] = plan
+    return plan
+
+
+def _plan(info: TypeInfo, owner: str, space: Space,
+          example_inputs: Sequence[dict[str, object]]) -> Plan:
+    """The body of ``plan_for``, in the space's Z3 context."""
     plan = Plan(owner, encodable=space.encodable, reason=space.reason)
     plan.triggers = find_triggers(info, owner, info.contract.obligations_of(owner))
     raises = [o for o in info.contract.obligations_of(owner) if o.kind == "raises"]
@@ -205,7 +213,6 @@ def plan_for(
     plan.pool = space.pool()
     for values, origin in _near_misses(info, owner, space, [*plan.inputs, *plan.pool]):
         keep(values, origin)
-    _PLANS[key] = plan
     return plan
 
 

@@ -16,7 +16,7 @@ import contextlib
 import random
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date
 from fractions import Fraction
 from typing import Any, Final
@@ -33,7 +33,7 @@ from ._decode import from_model
 from ._definitions import regex_for
 from ._encode import Encoder
 from ._terms import DATE_MAX, DATE_MIN, Term, intrinsic_domain, literal, var
-from ._z3util import Unsupported, Z, make_solver, str_val
+from ._z3util import Unsupported, Z, ctx, make_solver, new_env, str_val, using
 
 Admits = Callable[[Mapping[str, object]], bool]
 
@@ -79,7 +79,7 @@ def _refinement(value: Z, ty: Ty) -> list[Z]:
     elif isinstance(ty, TStr) and ty.pattern is not None:
         out.append(z3.InRe(value, regex_for(ty.pattern)))
     elif isinstance(ty, TList) and ty.elem != base(ty.elem):
-        i = z3.FreshInt("k")
+        i = z3.FreshInt("k", ctx())
         inner = z3.And(*_refinement(value[i], ty.elem))
         out.append(z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < z3.Length(value)), inner)))
     return out
@@ -114,7 +114,11 @@ class Space:
         self._pool: list[dict[str, object]] | None = None
         self.near_calls = 0
         self.near_solved = 0
-        with _Z3_LOCK:
+        # A context of its own: Z3's search depends on every term its context holds, and
+        # in the shared main context the inputs chosen for a contract changed with the
+        # builds that ran before it in the same process (a batch worker's builds).
+        self.env = new_env()
+        with self.z3():
             try:
                 self.vars: dict[str, Term] = {n: var(f"{n}", t) for n, t in self.params}
                 consts = {
@@ -132,11 +136,17 @@ class Space:
                 self.reason = str(exc) or type(exc).__name__
                 self.base = []
 
+    @contextlib.contextmanager
+    def z3(self) -> Iterator[None]:
+        """Z3 work on this space: one thread at a time, in the space's own context."""
+        with _Z3_LOCK, using(self.env):
+            yield
+
     # ------------------------------------------------------------------ queries
 
     def encode(self, expr: Expr) -> Z:
         """``expr`` as a Z3 condition (defined and true) over the parameters."""
-        with _Z3_LOCK:
+        with self.z3():
             return self.encoder.encode(expr).holds
 
     def solve(self, *extra: Z) -> tuple[str, dict[str, object] | None]:
@@ -170,7 +180,7 @@ class Space:
         return any(_has_seq(t) for _, t in self.params)
 
     def _z3_solve(self, extra: Sequence[Z], rlimit: int) -> tuple[str, dict[str, object] | None]:
-        with _Z3_LOCK:
+        with self.z3():
             s = make_solver(rlimit, TIMEOUT_MS)
             s.add(*self.base, *extra)
             try:
@@ -184,8 +194,8 @@ class Space:
             return self._read(s.model())
 
     def _cvc5_solve(self, extra: Sequence[Z], rlimit: int) -> tuple[str, dict[str, object] | None]:
-        with _Z3_LOCK:
-            holder = z3.Solver()
+        with self.z3():
+            holder = z3.Solver(ctx=ctx())
             holder.add(*self.base, *extra)
             text = holder.to_smt2()
         try:
@@ -275,7 +285,7 @@ class Space:
         return found
 
     def _blocking(self, count: int, add: Callable[[dict[str, object] | None], None]) -> None:
-        with _Z3_LOCK:
+        with self.z3():
             s = make_solver(RLIMIT, TIMEOUT_MS)
             s.add(*self.base)
             for _ in range(count):
@@ -338,7 +348,7 @@ class Space:
     def _near(
         self, seed: Mapping[str, object], fixed: frozenset[str], extra: tuple[Z, ...]
     ) -> dict[str, object] | None:
-        with _Z3_LOCK:
+        with self.z3():
             s = make_solver(NEAR_RLIMIT, TIMEOUT_MS)
             s.add(*self.base, *extra)
             wishes: list[tuple[Z, Z]] = []
@@ -377,7 +387,7 @@ class Space:
         out: list[tuple[Z, Z]] = []
 
         def wish(cond: Z) -> None:
-            out.append((z3.FreshBool("w"), cond))
+            out.append((z3.FreshBool("w", ctx()), cond))
 
         if isinstance(ty, (TInt, TDate)):
             n = value.toordinal() if isinstance(value, date) else value
@@ -466,7 +476,7 @@ _SEED_CHARS: Final = "abcxyzABC019_ -"
 
 
 def _real(f: Fraction) -> Z:
-    return z3.RealVal(f"{f.numerator}/{f.denominator}")
+    return z3.RealVal(f"{f.numerator}/{f.denominator}", ctx())
 
 
 def _as_value(value: object, ty: Ty) -> Any:

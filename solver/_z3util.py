@@ -195,6 +195,22 @@ def fresh_context() -> Iterator[Z3Env]:
         _CURRENT.reset(token)
 
 
+@contextmanager
+def using(env: Z3Env) -> Iterator[Z3Env]:
+    """Run the body in ``env`` (an environment made earlier and kept, as a ``Space``
+    keeps its own so that its answers never depend on what else ran in the process)."""
+    token = _CURRENT.set(env)
+    try:
+        yield env
+    finally:
+        _CURRENT.reset(token)
+
+
+def new_env() -> Z3Env:
+    """A Z3 environment of its own, over a fresh context."""
+    return Z3Env(z3.Context())
+
+
 def true() -> Z:
     return current().true
 

@@ -50,7 +50,7 @@ from ._evidence import ObligationEvidence, RunEvidence, TriggerEvidence
 from ._flaky import first_failure, nondeterministic
 from ._oracle import Failure, Judge, Outcome, describe_input, describe_outcome, make_evaluator
 from ._storage import private_storage
-from ._strategies import InputGen, Region, spec_alphabet
+from ._strategies import InputGen, Region, spec_alphabet, spec_regexes
 from ._system import _SystemRunner
 
 __all__ = ["Engine", "EngineOptions", "reset_caches"]
@@ -199,6 +199,7 @@ class Engine:
             near=space.near if space.encodable else None,
             pool=plan.pool,
             alphabet=spec_alphabet(exprs),
+            regexes=spec_regexes(exprs),
         )
 
     def _regions(self, owner: str) -> list[Region]:

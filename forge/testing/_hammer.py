@@ -40,7 +40,24 @@ def hammer(runner: _SystemRunner, c: _CountCheck) -> None:
     prefix = [r for r in before if r.op in runner.sources and _ref_key(r.result) in used]
     prefix, last = simplest(runner, c, prefix, last)  # what the report will show, repeated
     times = max(c.limit + 1, 2)
-    # Sequentially on a fresh instance.
+    # Sequentially on a fresh instance: the same call, then the key held while the other
+    # arguments vary, then the key left and come back to.
+    for sequence in _sequences(runner, c, last.args, times):
+        _in_sequence(runner, prefix, sequence)
+        if o.id in runner.inv_failures:
+            return
+    if not runner.engine.options.concurrency:
+        return
+    if not isinstance(runner.caller, ConcurrentCaller):
+        runner.notes.setdefault(o.id, "the caller cannot explore interleavings")
+        return
+    _concurrent(runner, c, prefix, last, times)
+
+
+def _in_sequence(runner: _SystemRunner, prefix: list[_CallRecord],
+                 sequence: list[tuple[str, dict[str, object]]]) -> None:
+    """The calls of ``sequence`` on a fresh instance, after ``prefix`` (their ``from``
+    arguments rebound to this instance's results); an invariant broken is recorded."""
     tracker = runner.new_tracker()
     if not tracker.start():
         return
@@ -48,19 +65,60 @@ def hammer(runner: _SystemRunner, c: _CountCheck) -> None:
         refs = tracker.replay(prefix)
         if refs is None:
             return
-        args = {k: refs.get(_ref_key(v), v) for k, v in last.args.items()}
-        for _ in range(times):
-            tracker.call(c.count.op, args, masked=runner.masked())
+        for op, values in sequence:
+            args = {k: refs.get(_ref_key(v), v) for k, v in values.items()}
+            tracker.call(op, args, masked=runner.masked())
         tracker.finish()
         tracker.commit()
     except _StatefulFailure as exc:
         exc.record(runner)
-    if o.id in runner.inv_failures or not runner.engine.options.concurrency:
-        return
-    if not isinstance(runner.caller, ConcurrentCaller):
-        runner.notes.setdefault(o.id, "the caller cannot explore interleavings")
-        return
-    _concurrent(runner, c, prefix, last, times)
+
+
+def _sequences(runner: _SystemRunner, c: _CountCheck, args: dict[str, object],
+               times: int) -> list[list[tuple[str, dict[str, object]]]]:
+    """The sequential scenarios of an upper bound, each a list of calls of the counted op.
+
+    1. the same call ``times`` times (a counter that never stops);
+    2. the ``per`` key held while every other plain argument takes a new value on each call
+       (a count per user that another limit, per minute, would stop at the same minute:
+       without this, ``count reaches N`` can be out of reach for a correct candidate);
+    3. with a ``per`` key: ``limit`` calls with the key, one with another key, then the
+       key again (a per-key window that is reset when another key arrives).
+    """
+    op = c.count.op
+    out = [[(op, dict(args))] * times]
+    varied = [_vary(runner, op, args, i, keep=c.count.per) for i in range(times)]
+    if all(v is not None for v in varied) and len({repr(v) for v in varied}) > 1:
+        out.append([(op, v) for v in varied if v is not None])
+    if c.count.per is not None and c.count.per in args:
+        other = next((v for i in range(1, 4)
+                      if (v := _vary(runner, op, args, i, only=c.count.per)) is not None), None)
+        if other is not None:
+            out.append([(op, dict(args))] * c.limit + [(op, other), (op, dict(args))])
+    return out
+
+
+def _vary(runner: _SystemRunner, op: str, args: dict[str, object], step: int, *,
+          keep: str | None = None, only: str | None = None) -> dict[str, object] | None:
+    """``args`` with each plain int or str argument (not ``keep``; only ``only`` if given)
+    moved ``step`` away (ints up, or down when up leaves the valid inputs; strings get a
+    suffix); None when no such variation is a valid input. ``from`` arguments never move."""
+    judge = runner.judges[op]
+    params = {p.name: p for p in runner.ops[op].params}
+    for sign in (1, -1):
+        values = dict(args)
+        for name, value in args.items():
+            param = params.get(name)
+            if name == keep or (only is not None and name != only) or param is None \
+                    or param.from_op is not None or isinstance(value, bool):
+                continue
+            if isinstance(value, int):
+                values[name] = value + sign * step
+            elif isinstance(value, str) and step:
+                values[name] = value + "abcdefghij"[step % 10] * (1 if sign > 0 else 2)
+        if step == 0 or (values != args and judge.admits(values)):
+            return values
+    return None
 
 
 _Calls = list[tuple[str, list[object]]]

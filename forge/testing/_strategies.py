@@ -89,6 +89,8 @@ class Box:
     elem: Box | None = None
     alphabet: str = ""
     """The alphabet of half of a string parameter's draws (see ``spec_alphabet``)."""
+    members: tuple[str, ...] = ()
+    """Regexes the spec tests strings against (``spec_regexes``): some draws are members."""
 
     def lower(self, value: Any, strict: bool) -> None:
         if self.lo is None or value > self.lo or (value == self.lo and strict):
@@ -382,12 +384,42 @@ def _strings(box: Box) -> tuple[st.SearchStrategy[Any], bool]:
         strategy: st.SearchStrategy[str] = st.from_regex(regex, fullmatch=True)
         return strategy, full
     anything = st.text(min_size=box.len_lo, max_size=box.len_hi)
+    members = [_members(r, box.len_lo, box.len_hi) for r in box.members]
     if not box.alphabet:
-        return anything, True
+        return st.one_of(anything, *members) if members else anything, True
     # Whole strings from either alphabet: a per-character mix would be five times
     # slower to draw (Hypothesis's fast path needs a fixed alphabet).
     spec = st.text(alphabet=box.alphabet, min_size=box.len_lo, max_size=box.len_hi)
-    return st.one_of(anything, spec), True
+    return st.one_of(anything, spec, *members), True
+
+
+def _members(pattern: str, lo: int, hi: int | None) -> st.SearchStrategy[str]:
+    """Random members of a regex the spec tests a string against, within the length
+    bounds: a condition ``matches(name, "[Aa][Dd][Mm][Ii][Nn]")`` is then met by many of its
+    members (``aDmIn``), not only by the one the solver chose to hit it."""
+    members = st.from_regex(_regex.to_python(pattern), fullmatch=True)
+    if lo > 0 or hi is not None:
+        members = members.filter(lambda t: lo <= len(t) and (hi is None or len(t) <= hi))
+    return members
+
+
+def spec_regexes(exprs: Sequence[Expr]) -> tuple[str, ...]:
+    """The regexes of ``matches(_, "RE")`` in ``exprs`` that the language reads (at most
+    eight, in order of appearance), for ``Box.members``."""
+    from derivative._ast import StrLit
+    from derivative._walk import walk
+
+    found: dict[str, None] = {}
+    for e in exprs:
+        for n in walk(e):
+            if isinstance(n, Call) and n.func == "matches" and len(n.args) == 2 \
+                    and isinstance(n.args[1], StrLit) and n.args[1].value:
+                try:
+                    _regex.parse(n.args[1].value)
+                except Exception:
+                    continue
+                found[n.args[1].value] = None
+    return tuple(found)[:8]
 
 
 QUIRKS: Final = " +-_\t\n0a\u0663"
@@ -446,13 +478,16 @@ def _regex_chars(text: str, chars: dict[str, None]) -> None:
             stack.append(inner)
 
 
-def apply_alphabet(boxes: Mapping[str, Box], params: Mapping[str, Ty], alphabet: str) -> None:
-    """Give every string parameter (and list-of-string element) the spec's alphabet."""
+def apply_alphabet(boxes: Mapping[str, Box], params: Mapping[str, Ty], alphabet: str,
+                   regexes: tuple[str, ...] = ()) -> None:
+    """Give every string parameter (and list-of-string element) the spec's alphabet and
+    the regexes whose members some of its draws are."""
     for n, ty in params.items():
         box: Box | None = boxes.get(n)
         while box is not None:
             if isinstance(ty, TStr):
                 box.alphabet = alphabet
+                box.members = regexes
                 break
             if isinstance(ty, TList):
                 if box.elem is None:
@@ -517,6 +552,7 @@ class InputGen:
         near: Near | None = None,
         pool: Sequence[Mapping[str, object]] = (),
         alphabet: str = "",
+        regexes: tuple[str, ...] = (),
     ) -> None:
         self.params = dict(params)
         self.admits = admits
@@ -524,7 +560,7 @@ class InputGen:
         self.near = near
         self.pool = [dict(p) for p in pool]
         self.boxes, self.residual = analyse(self.params, requires, evaluator)
-        apply_alphabet(self.boxes, self.params, alphabet)
+        apply_alphabet(self.boxes, self.params, alphabet, regexes)
         parts: dict[str, st.SearchStrategy[Any]] = {}
         self.partial = False
         for n, ty in self.params.items():
