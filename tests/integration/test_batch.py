@@ -271,3 +271,26 @@ def test_the_manifest_format_is_documented() -> None:
                  "results.jsonl", "results.csv", "bad_input", "allowed-failures"):
         assert word in doc, word
     assert textwrap.dedent(doc)
+
+
+def test_an_existing_cluster_runs_the_same_batch_unchanged(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import logging
+
+    from distributed import LocalCluster
+
+    manifest = _write(tmp_path, [
+        {"id": "good", "spec": "tiny.req", "candidate": "good/tiny.py"},
+        {"id": "bad", "spec": "tiny.req", "candidate": "bad/tiny.py"},
+    ])
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=logging.CRITICAL) as cluster:
+        out = tmp_path / "out"
+        code = main(["batch", str(manifest), "--scheduler", str(cluster.scheduler_address),
+                     "--out", str(out), "--state", str(tmp_path / "state"), "--json"])
+    printed = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert code == 0
+    rows = {r["id"]: r["status"] for r in printed if "id" in r}
+    assert rows == {"good": "verified", "bad": "validation_failed"}
+    assert printed[-1]["counts"] == {"validation_failed": 1, "verified": 1}
+    assert len(_records(tmp_path / "state")) == 2
