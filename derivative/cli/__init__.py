@@ -12,8 +12,9 @@ options classes.
 Only ``main`` turns what happened into an exit code: bad input (a ``DerivativeError``) is
 rendered as ``file:line:col: error: ...`` with a caret and the error's exit code; a bug (an
 ``InternalError`` or any other exception) as two lines and a crash report (exit 70).
-Adding a command means one module with ``arguments`` and ``run``, and one row below; a
-path of two words makes a nested command, whose group takes its help text from ``GROUPS``.
+Adding a command means one module with ``arguments`` and ``run``, and one row below naming
+the module and its help line (modules are imported only when their command runs); a path
+of two words makes a nested command, whose group takes its help text from ``GROUPS``.
 """
 
 from __future__ import annotations
@@ -24,19 +25,6 @@ from typing import IO, Any, TextIO
 
 from derivative._errors import DerivativeError, ExitCode, InternalError
 
-from . import (
-    _batch,
-    _build,
-    _certificate,
-    _check,
-    _ledger,
-    _package,
-    _parse,
-    _run,
-    _sandbox,
-    _tests,
-    _validate_code,
-)
 from ._crash import CRASH_DIR_ENV, report_crash, silence_stdout
 from ._parser import ArgumentsError, Command, CommandRun, Exit, build_parser, parse_command_line
 
@@ -51,33 +39,47 @@ __all__ = [
     "main",
 ]
 
+# Each command names its module; the module (and the layers it uses) is imported only when
+# that command runs or declares its flags, so ``--version`` and ``--help`` import nothing
+# heavy. The help lines are written here for the same reason; tests/unit/test_cli.py checks
+# that each equals its module's constant.
 COMMANDS: tuple[Command, ...] = (
-    Command(("parse",), _parse.HELP, _parse.arguments, _parse.run),
-    Command(("check",), _check.HELP, _check.arguments, _check.run),
-    Command(("sandbox", "build-image"), _sandbox.BUILD_IMAGE_HELP,
-            _sandbox.build_image_arguments, _sandbox.run_build_image),
-    Command(("sandbox", "doctor"), _sandbox.DOCTOR_HELP,
-            _sandbox.doctor_arguments, _sandbox.run_doctor),
-    Command(("tests",), _tests.HELP, _tests.arguments, _tests.run),
-    Command(("run",), _run.HELP, _run.arguments, _run.run),
-    Command(("build",), _build.HELP, _build.arguments, _build.run),
-    Command(("batch",), _batch.HELP, _batch.arguments, _batch.run),
-    Command(("package", "verify"), _package.HELP, _package.arguments, _package.run),
-    Command(("ledger", "status"), _ledger.STATUS_HELP, _ledger.status_arguments,
-            _ledger.run_status),
-    Command(("ledger", "log"), _ledger.LOG_HELP, _ledger.log_arguments, _ledger.run_log),
-    Command(("certificate", "verify"), _certificate.HELP, _certificate.arguments,
-            _certificate.run),
-    Command(("validate-code",), _validate_code.HELP, _validate_code.arguments,
-            _validate_code.run),
+    Command(("parse",), "parse and type-check a requirement set", "_parse"),
+    Command(("check",), "decide whether a requirement set can hold; prove it when it cannot",
+            "_check"),
+    Command(("sandbox", "build-image"), "build the Docker sandbox image", "_sandbox",
+            help_name="BUILD_IMAGE_HELP", arguments_name="build_image_arguments",
+            run_name="run_build_image"),
+    Command(("sandbox", "doctor"), "show what isolation this machine can give, and why",
+            "_sandbox", help_name="DOCTOR_HELP", arguments_name="doctor_arguments",
+            run_name="run_doctor"),
+    Command(("tests",), "write (or run) property tests of an implementation from a "
+            "requirement set", "_tests"),
+    Command(("run",), "run an untrusted implementation in a sandbox and judge it against a "
+            "requirement set", "_run"),
+    Command(("build",), "judge a candidate (a file, a generator's output or --synth) and "
+            "package it if verified", "_build"),
+    Command(("batch",), "build many (spec, candidate) pairs on a Dask cluster and write one "
+            "results table", "_batch"),
+    Command(("package", "verify"), "re-check every digest of a package written by a verified "
+            "build", "_package"),
+    Command(("ledger", "status"), "was this candidate verified against this version of the "
+            "contract?", "_ledger", help_name="STATUS_HELP", arguments_name="status_arguments",
+            run_name="run_status"),
+    Command(("ledger", "log"), "list the ledger's build records, newest first", "_ledger",
+            help_name="LOG_HELP", arguments_name="log_arguments", run_name="run_log"),
+    Command(("certificate", "verify"), "check an infeasibility certificate independently of "
+            "the solver", "_certificate"),
+    Command(("validate-code",), "check a candidate's source against a posture policy, "
+            "without running it", "_validate_code"),
 )
 """Every command users can run, in the order ``derivative --help`` lists them."""
 
 GROUPS: dict[tuple[str, ...], str] = {
     ("certificate",): "work with infeasibility certificates",
-    ("sandbox",): _sandbox.GROUP_HELP,
-    ("package",): _package.GROUP_HELP,
-    ("ledger",): _ledger.GROUP_HELP,
+    ("sandbox",): "build and inspect the sandboxes that run candidates",
+    ("package",): "work with the packages of verified builds",
+    ("ledger",): "read the ledger of builds",
 }
 """Help texts of command groups (the first words of multi-word commands)."""
 

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import sys
-import tempfile
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
@@ -19,6 +16,9 @@ CRASH_DIR_ENV = "DERIVATIVE_CRASH_DIR"
 
 def crash_report_path() -> Path:
     """Where to write a crash report: ``$DERIVATIVE_CRASH_DIR``, ``./.derivative``, or tmp."""
+    import datetime as _dt  # here, not at import: ``--version`` must start fast
+    import tempfile
+
     stamp = _dt.datetime.now(_dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     name = f"crash-{stamp}-{os.getpid()}.txt"
     candidates = [os.environ.get(CRASH_DIR_ENV), ".derivative", tempfile.gettempdir()]
@@ -38,6 +38,8 @@ def crash_report_path() -> Path:
 def report_crash(exc: BaseException, argv: Sequence[str], stderr: TextIO) -> None:
     """Two lines naming the exception and the file holding the traceback, the command
     line and the versions (if no folder is writable, the traceback goes to ``stderr``)."""
+    import traceback
+
     detail = "".join(traceback.format_exception(exc))
     summary = f"internal error: {type(exc).__name__}: {exc}"
     try:

@@ -11,6 +11,7 @@ import the sandbox to build the ``run`` command's flags.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,12 +28,36 @@ CommandRun = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
 @dataclass(frozen=True)
 class Command:
-    """One CLI command: its words, a one-line help, its arguments and its body."""
+    """One CLI command: its words, a one-line help, and the module (under ``derivative.cli``)
+    that declares its arguments and holds its body, imported only when needed."""
 
     path: tuple[str, ...]
     help: str
-    arguments: Callable[[argparse.ArgumentParser], None]
-    run: CommandRun
+    module: str | Any
+    """A module name under ``derivative.cli``, or an object with the two functions (tests)."""
+    help_name: str = "HELP"
+    arguments_name: str = "arguments"
+    run_name: str = "run"
+
+    def load(self) -> Any:
+        if not isinstance(self.module, str):
+            return self.module
+        return importlib.import_module(f"derivative.cli.{self.module}")
+
+    @property
+    def arguments(self) -> Callable[[argparse.ArgumentParser], None]:
+        declare: Callable[[argparse.ArgumentParser], None] = getattr(self.load(),
+                                                                     self.arguments_name)
+        return declare
+
+    @property
+    def run(self) -> CommandRun:
+        body: CommandRun = getattr(self.load(), self.run_name)
+        return body
+
+    def __call__(self, args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+        """Run the command (its module imported now)."""
+        return self.run(args, stdout, stderr)
 
 
 class ArgumentsError(UsageError):
@@ -137,7 +162,7 @@ def build_parser(
         )
         if named is None or tuple(named[: len(command.path)]) == command.path:
             command.arguments(sub)
-        sub.set_defaults(run=command.run, command_usage=sub.format_usage)
+        sub.set_defaults(run=command, command_usage=sub.format_usage)
     return root
 
 

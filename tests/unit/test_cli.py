@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib
 import io
 import json
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TextIO
 
 import pytest
@@ -225,7 +227,8 @@ def test_the_table_builds_nested_commands() -> None:
 
     table = (
         *cli.COMMANDS,
-        Command(("demo", "verify"), "verify", verify_arguments, run_verify),
+        Command(("demo", "verify"), "verify",
+                SimpleNamespace(arguments=verify_arguments, run=run_verify)),
     )
     groups = {**cli.GROUPS, ("demo",): "demonstrate"}
     parser = build_parser(table, groups)
@@ -235,7 +238,7 @@ def test_the_table_builds_nested_commands() -> None:
     assert out.getvalue() == "checked\n"
     with pytest.raises(cli.ArgumentsError, match="required"):
         parser.parse_args(["demo"])
-    assert build_parser(table, groups).parse_args(["parse", "x.req"]).run is _parse.run
+    assert build_parser(table, groups).parse_args(["parse", "x.req"]).run.run is _parse.run
 
 
 def test_only_the_named_command_declares_its_arguments() -> None:
@@ -247,8 +250,10 @@ def test_only_the_named_command_declares_its_arguments() -> None:
     def nothing(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return 0
 
-    table = [Command((n,), n, arguments_of(n), nothing) for n in ("a", "b")]
-    table.append(Command(("g", "c"), "c", arguments_of("c"), nothing))
+    table = [Command((n,), n, SimpleNamespace(arguments=arguments_of(n), run=nothing))
+             for n in ("a", "b")]
+    table.append(Command(("g", "c"), "c", SimpleNamespace(arguments=arguments_of("c"),
+                                                          run=nothing)))
     build_parser(table, {("g",): "g"}, argv=["b", "--flag", "x"])
     assert declared == ["b"]
     build_parser(table, {("g",): "g"}, argv=["g", "c"])
@@ -375,3 +380,27 @@ def test_python_dash_m_runs_the_cli(repo_root: Path) -> None:
         text=True,
     )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["ledger", "--help"]])
+def test_version_and_help_import_nothing_heavy(argv: list[str]) -> None:
+    # A requirements checker runs in pre-commit hooks and editors: start-up is the feature.
+    # The command table names modules; only the command that runs imports its layers.
+    code = ("import io, sys\nfrom derivative.cli import main\n"
+            f"main({argv!r}, stdout=io.StringIO(), stderr=io.StringIO())\n"
+            "heavy = ('z3', 'cvc5', 'pydantic', 'hypothesis', 'lark', 'distributed', 'docker',"
+            " 'derivative.api', 'derivative.grammar', 'derivative.solver', 'derivative.forge')\n"
+            "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_the_command_table_s_help_lines_are_the_modules_own() -> None:
+    for command in cli.COMMANDS:
+        assert getattr(command.load(), command.help_name) == command.help, command.path
+    for prefix, text in cli.GROUPS.items():
+        module = {"sandbox": "_sandbox", "package": "_package", "ledger": "_ledger"}.get(
+            prefix[0])
+        if module is not None:
+            assert text == importlib.import_module(f"derivative.cli.{module}").GROUP_HELP
