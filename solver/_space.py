@@ -26,9 +26,10 @@ import z3
 from derivative._ast import Expr
 from derivative._errors import OperationalTimeout
 from derivative._typecheck import TypeInfo
-from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty, base
+from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty, base
 from derivative._values import EnumValue
 
+from . import _cvc5_process
 from ._decode import from_model
 from ._definitions import regex_for
 from ._encode import Encoder
@@ -194,43 +195,26 @@ class Space:
             return self._read(s.model())
 
     def _cvc5_solve(self, extra: Sequence[Z], rlimit: int) -> tuple[str, dict[str, object] | None]:
+        """cvc5 in its child process (``_cvc5_process``): a crash there is ``unknown``."""
         with self.z3():
             holder = z3.Solver(ctx=ctx())
             holder.add(*self.base, *extra)
             text = holder.to_smt2()
-        try:
-            import cvc5
-        except ImportError:  # pragma: no cover - cvc5 is a dependency
+            names = {n: str(self.vars[n].value).strip("|") for n, _ in self.params}
+        reply = _cvc5_process.ask(
+            text, options=[("produce-models", "true"), ("strings-exp", "true"),
+                           ("rlimit-per", str(rlimit)), ("tlimit-per", str(TIMEOUT_MS))],
+            symbols=list(names.values()), timeout_ms=TIMEOUT_MS, logic="ALL")
+        if reply.timeout:
+            return "timeout", None
+        if reply.verdict == "unsat":
+            return "unsat", None
+        if reply.verdict != "sat":
             return "unknown", None
         try:
-            tm = cvc5.TermManager()
-            solver = cvc5.Solver(tm)
-            for key, value in (("produce-models", "true"), ("strings-exp", "true"),
-                               ("rlimit-per", str(rlimit)), ("tlimit-per", str(TIMEOUT_MS))):
-                solver.setOption(key, value)
-            solver.setLogic("ALL")
-            symbols = cvc5.SymbolManager(tm)
-            parser = cvc5.InputParser(solver, symbols)
-            parser.setStringInput(
-                cvc5.InputLanguage.SMT_LIB_2_6, text.replace("(check-sat)", ""), "query"
-            )
-            while True:
-                cmd = parser.nextCommand()
-                if cmd.isNull():
-                    break
-                cmd.invoke(solver, symbols)
-            result = solver.checkSat()
-            if result.isUnsat():
-                return "unsat", None
-            if not result.isSat():
-                clock = str(result.getUnknownExplanation()).endswith("TIMEOUT")
-                return ("timeout" if clock else "unknown"), None
-            terms = {str(t).strip("|"): t for t in symbols.getDeclaredTerms()}
-            values = {
-                n: to_candidate_space(_from_cvc5(solver.getValue(terms[n]), t), t)
-                for n, t in self.params
-            }
-        except Exception:  # a construct cvc5 does not read, a value we cannot convert
+            values = {n: to_candidate_space(_cvc5_process.value_of(reply.values[names[n]], t), t)
+                      for n, t in self.params}
+        except (KeyError, ValueError, TypeError, IndexError, OverflowError):
             return "unknown", None
         if not self._valid(values):
             return "unknown", None
@@ -425,32 +409,6 @@ _PORTFOLIO: Final = (("z3", 300_000), ("cvc5", 10_000), ("z3", RLIMIT), ("cvc5",
 
 def _has_seq(ty: Ty) -> bool:
     return isinstance(ty, (TStr, TList))
-
-
-def _from_cvc5(term: Any, ty: Ty) -> object:
-    """A cvc5 model value as a language value of ``ty`` (raises on anything unexpected)."""
-    if isinstance(ty, TBool):
-        return bool(term.getBooleanValue())
-    if isinstance(ty, (TInt, TAny)):
-        return int(term.getIntegerValue())
-    if isinstance(ty, TDate):
-        n = int(term.getIntegerValue())
-        if not DATE_MIN <= n <= DATE_MAX:
-            raise ValueError("day out of range")
-        return date.fromordinal(n)
-    if isinstance(ty, TReal):
-        v = term.getRealValue()
-        return Fraction(v)
-    if isinstance(ty, TStr):
-        return str(term.getStringValue())
-    if isinstance(ty, TEnum):
-        member = str(term).strip("|").rsplit(".", 1)[-1]
-        if member not in ty.members:
-            raise ValueError(f"no member {member}")
-        return EnumValue(ty.name, member)
-    if isinstance(ty, TList):
-        return tuple(_from_cvc5(t, ty.elem) for t in term.getSequenceValue())
-    raise ValueError(f"cannot read {ty.show()}")
 
 
 def _spread(rng: random.Random, ty: Ty) -> object:

@@ -11,7 +11,10 @@ reason), so nothing it says is taken on trust by the caller.
 from __future__ import annotations
 
 import datetime as dt
+import subprocess
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 import z3
@@ -19,7 +22,7 @@ import z3
 from derivative import api
 from derivative._types import BOOL, INT, REAL, STR, TDate, TEnum, TList
 from derivative._values import EnumValue
-from derivative.solver import CheckOptions, check
+from derivative.solver import CheckOptions, _cvc5, check
 from derivative.solver._cvc5 import decide
 from derivative.solver._terms import enum_sort, literal, var
 from derivative.solver._z3util import fresh_context
@@ -193,3 +196,38 @@ def test_short_results_can_prove_realizability_without_a_length_bound(
     loaded = api.parse_text(UNBOUNDED_RESULT, "lists3.req")
     result = check(loaded.contract, loaded.types, CheckOptions())
     assert result.status == "feasible", (result.reason, result.unknowns)
+
+
+def test_a_cvc5_crash_is_an_unknown_and_the_next_question_gets_a_new_process(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # cvc5 segfaults on some quantified string questions; in process that killed `check`
+    # (exit 139). It runs in a child process: the crash is the question's reason.
+    from derivative.solver import _cvc5_process
+
+    crasher = tmp_path / "crash.py"
+    crasher.write_text("import os, signal, sys\nsys.stdin.readline()\n"
+                       "os.kill(os.getpid(), signal.SIGSEGV)\n")
+    child = _cvc5_process._CHILD
+    real = child.argv
+    x = z3.Int("x")
+    monkeypatch.setattr(child, "proc", None)
+    monkeypatch.setattr(child, "argv", [sys.executable, str(crasher)])
+    answer = _cvc5.decide([x > 3], {"x": (x, INT)}, 2_000_000, 60_000)
+    assert answer.verdict == "unknown"
+    assert "cvc5 crashed (SIGSEGV)" in answer.reason
+    monkeypatch.setattr(child, "argv", real)
+    answer = _cvc5.decide([x > 3, x < 5], {"x": (x, INT)}, 2_000_000, 60_000)
+    assert answer.verdict == "sat" and answer.values == {"x": 4}
+
+
+def test_a_question_cvc5_crashes_on_leaves_check_unknown_not_dead(tmp_path: Path) -> None:
+    spec = tmp_path / "common.req"
+    spec.write_text(
+        "spec common version 1\n"
+        "function common(s1: list[str], s2: list[str]) -> list[str]\n"
+        "    ensures: forall i in 0..len(result) - 1: result[i] in s1 and result[i] in s2\n"
+        "    ensures: forall j in 0..len(s1) - 1: (s1[j] in s2) implies (s1[j] in result)\n")
+    done = subprocess.run([sys.executable, "-m", "derivative", "check", str(spec)],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode in (0, 3, 6), (done.returncode, done.stderr)  # never a signal
+    assert "Traceback" not in done.stderr
