@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import z3
 
-from derivative._ast import Call, Obligation
+from derivative._ast import Call, Compare, Obligation
 from derivative._builtins import is_builtin
-from derivative._values import Value
+from derivative._eval import EvaluationLimitError
+from derivative._values import Value, _Undefined
+from derivative._walk import free_names as names_of_expr
 from derivative._walk import walk
 
 from ._context import CallScope, Clauses, Ctx
@@ -97,6 +99,9 @@ def example(ctx: Ctx, cl: Clauses, ex: Obligation) -> bool:
         return False
     ans = q.check()
     if ans.verdict != "unsat":
+        if (ans.verdict != "sat" or q.unencodable) and not raises_example \
+                and _holds_when_evaluated(ctx, cl, ex, call, witness):
+            return True
         return _not_conflicting(ctx, ex, q, ans, obligations)
     # The example must take part: clauses that conflict at its input on their own are
     # a precondition or realizability problem, found (and certified) by those questions.
@@ -116,6 +121,36 @@ def example(ctx: Ctx, cl: Clauses, ex: Obligation) -> bool:
     add_cores(ctx, q, "contradicting_example", owner.name, explain, witness_input=witness,
               require=ex, at_input=at_input)
     return False
+
+
+def _holds_when_evaluated(ctx: Ctx, cl: Clauses, ex: Obligation, call: Call,
+                          witness: dict[str, Value]) -> bool:
+    """Whether the example holds by plain evaluation: a concrete question is concrete.
+
+    ``f(args) == V`` with every argument and ``V`` closed fixes the input and the result,
+    so the reference evaluator decides every clause there; when each requires and ensures
+    is true and each raises condition false, ``result = V`` is a witness and the question
+    is answered, whatever the solver made of it (quantifiers over concrete lists ran Z3 into
+    its resource limit). A false or undefined clause decides nothing here: a conflict is
+    only ever reported with the solver's core and certificate.
+    """
+    expr = ex.expr
+    if not isinstance(expr, Compare) or expr.ops != ("==",) or len(expr.operands) != 2:
+        return False
+    left, right = expr.operands
+    other = right if left is call else left if right is call else None
+    if other is None or names_of_expr(other) - set(ctx.evaluator.consts):
+        return False
+    try:
+        expected = ctx.evaluator.eval(other, {})
+        if isinstance(expected, _Undefined):
+            return False
+        env = {**witness, "result": expected}
+        return (all(ctx.evaluator.holds(o.expr, env) is True for o in (*cl.requires,
+                                                                       *cl.ensures))
+                and all(ctx.evaluator.holds(o.expr, env) is False for o in cl.raises))
+    except (EvaluationLimitError, ArithmeticError, ValueError):
+        return False
 
 
 def _call_term(node: Call, owner: Owner, result: Term | None, args_defined: Z) -> Term | None:
