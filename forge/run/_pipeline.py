@@ -47,7 +47,7 @@ from derivative._typecheck import TypeInfo
 
 from ..posture import DEFAULT_POLICY, PostureVerdict, validate_path
 from ..sandbox import BackendName, Launcher, Limits, RunReceipt, Sandbox, open_sandbox
-from ..testing import Engine, EngineOptions, RunEvidence
+from ..testing import Engine, EngineOptions, RunEvidence, hints_of
 from ._caller import SandboxCaller
 from ._candidate import refuse_unreadable
 from ._document import RunDocument, RunStatus
@@ -308,6 +308,19 @@ def _quiet(step: str, detail: str) -> None:
     return None
 
 
+def _hints(sandbox: Sandbox) -> frozenset[str]:
+    """White-box hints from the staged candidate's Python files, read as text."""
+    staged = sandbox.staged
+    sources = []
+    for rel in staged.files:
+        if rel.endswith(".py"):
+            try:
+                sources.append((staged.candidate_dir / rel).read_bytes())
+            except OSError:
+                continue
+    return hints_of(sources)
+
+
 def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunReport,
            progress: Callable[[str, str], None], recording: Recording,
            started: Callable[[], None]) -> None:
@@ -323,7 +336,7 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
     engine = Engine(
         info, SandboxCaller(sandbox, recording),
         EngineOptions(examples=options.examples, settings=base, seed=options.seed,
-                      verbose=options.verbose),
+                      verbose=options.verbose, hints=_hints(sandbox)),
         target=options.candidate, progress=progress,
     )
     try:

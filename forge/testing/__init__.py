@@ -15,6 +15,7 @@ from ._inprocess import InProcessCaller, load_target
 from ._options import TestOptions
 from ._oracle import Outcome, Raised, describe, describe_outcome
 from ._strategies import REAL_LIMIT, Box, analyse, apply_alphabet, fold_length, spec_alphabet
+from ._whitebox import hints_of
 
 __all__ = [
     "REAL_LIMIT",
@@ -38,6 +39,7 @@ __all__ = [
     "describe",
     "describe_outcome",
     "fold_length",
+    "hints_of",
     "load_target",
     "spec_alphabet",
 ]

@@ -52,6 +52,7 @@ from ._oracle import Failure, Judge, Outcome, describe_input, describe_outcome, 
 from ._storage import private_storage
 from ._strategies import InputGen, Region, spec_alphabet, spec_regexes
 from ._system import _SystemRunner
+from ._whitebox import variants
 
 __all__ = ["Engine", "EngineOptions", "reset_caches"]
 
@@ -109,6 +110,9 @@ class EngineOptions:
     verbose: bool = False
     """Reports name the bytecode instructions of an interleaving (where each thread was
     preempted, what each row executed); by default only files, lines and source text."""
+    hints: frozenset[str] = frozenset()
+    """What the candidate's source does to strings (``_whitebox.hints_of``): explicit
+    inputs get variants that differ there."""
 
 
 class Engine:
@@ -226,7 +230,7 @@ class Engine:
                 def near(seed: Mapping[str, object], fixed: frozenset[str],
                          cond: list[Any] = cond) -> dict[str, object] | None:
                     return space.near(seed, fixed, ("normal", cond))
-        return [Region("normal", accepts, near)]
+        return [Region("normal", accepts, near, tuple(r.expr for r in judge.raises))]
 
     def _hits(self, plan: Plan, args: Mapping[str, object]) -> list[bool]:
         return [self.evaluator.holds(t.expr, args) is True for t in plan.triggers]
@@ -374,6 +378,7 @@ class Engine:
                 return _Counts(), {}, "vacuous"
         gen = self._input_gen(name)
         explicit = [inp for inp in plan.inputs if judge.admits(inp)]
+        explicit += variants(explicit, judge.param_types, self.options.hints, judge.admits)
         failures: dict[str, tuple[Failure, dict[str, Any] | None]] = {}
         masked: set[str] = set()
         counts = _Counts()

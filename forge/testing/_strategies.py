@@ -34,6 +34,7 @@ correct implementation's float arithmetic does not overflow into an undefined
 from __future__ import annotations
 
 import math
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -44,7 +45,7 @@ from hypothesis import Phase, reject
 from hypothesis import strategies as st
 
 from derivative import _regex
-from derivative._ast import BoolLit, BoolOp, Call, Compare, Expr, Generator, Name, Range
+from derivative._ast import BoolLit, BoolOp, Call, Compare, Expr, Generator, Name, Range, Unary
 from derivative._eval import Evaluator
 from derivative._evalops import is_date, is_num
 from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
@@ -283,6 +284,54 @@ def analyse(
     for n, ty in params.items():
         _refine_box(a.boxes[n], ty)
     return a.boxes, residual
+
+
+_NEGATED: Final = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+
+
+def negated_conjuncts(expr: Expr) -> list[Expr]:
+    """``not expr`` as conjuncts, where De Morgan and a flipped comparison say it exactly
+    (``not (d < 0 or d > c)`` is ``d >= 0`` and ``d <= c``); anything else stays one
+    ``not`` conjunct (residual, checked by the evaluator)."""
+    if isinstance(expr, BoolOp) and expr.op == "or":
+        return [c for o in expr.operands for c in negated_conjuncts(o)]
+    if isinstance(expr, Unary) and expr.op == "not":
+        return conjuncts(expr.operand)
+    if isinstance(expr, Compare) and len(expr.ops) == 1 and expr.ops[0] in _NEGATED:
+        return [Compare(ops=(_NEGATED[expr.ops[0]],), operands=expr.operands,
+                        line=expr.line, col=expr.col)]
+    return [Unary(op="not", operand=expr, line=expr.line, col=expr.col)]
+
+
+def derive_bounds(boxes: Mapping[str, Box], params: Mapping[str, Ty],
+                  residual: Sequence[Expr]) -> None:
+    """Bounds one parameter gets from another's: ``days <= cycle`` with ``cycle`` in
+    ``28..31`` bounds ``days`` by 31. Over-approximate (the conjunct itself is still
+    checked), so a seed is drawn where the valid inputs are, not far away and then
+    repaired onto the nearest edge (which hid every input that is not on an edge)."""
+    ints = {n for n, t in params.items() if isinstance(t, TInt)}
+    for _ in range(2):  # chains of two
+        for c in residual:
+            if not (isinstance(c, Compare) and len(c.ops) == 1 and c.ops[0] in _NEGATED
+                    and all(isinstance(o, Name) and o.id in ints for o in c.operands)):
+                continue
+            a, b = (typing.cast(Name, o).id for o in c.operands)
+            op = c.ops[0]
+            if op in (">", ">="):
+                a, b, op = b, a, "<" if op == ">" else "<="
+            if op in ("<", "<="):
+                _at_most(boxes[a], boxes[b])
+            elif op == "==":
+                _at_most(boxes[a], boxes[b])
+                _at_most(boxes[b], boxes[a])
+
+
+def _at_most(low: Box, high: Box) -> None:
+    """``low <= high``: low's upper bound is at most high's, high's lower at least low's."""
+    if high.hi is not None:
+        low.upper(high.hi, False)
+    if low.lo is not None:
+        high.lower(low.lo, False)
 
 
 def _refine_box(box: Box, ty: Ty) -> None:
@@ -559,6 +608,10 @@ class InputGen:
         self.fixed = fixed
         self.near = near
         self.pool = [dict(p) for p in pool]
+        self.requires = list(requires)
+        self.evaluator = evaluator
+        self.alphabet, self.regexes = alphabet, regexes
+        self._region_seeds: dict[str, st.SearchStrategy[dict[str, Any]] | None] = {}
         self.boxes, self.residual = analyse(self.params, requires, evaluator)
         apply_alphabet(self.boxes, self.params, alphabet, regexes)
         parts: dict[str, st.SearchStrategy[Any]] = {}
@@ -586,7 +639,8 @@ class InputGen:
         is repaired into the region by ``region.near``.  If that fails the input is
         still valid, only outside the region (never a rejection for the region's sake).
         """
-        seed: dict[str, object] = dict(draw(self.seeds))
+        seeds = self._seeds_for(region) if region is not None and not fixed else None
+        seed: dict[str, object] = dict(draw(seeds if seeds is not None else self.seeds))
         seed.update(fixed)
         accepts = region.accepts if region is not None else None
         if self.admits(seed) and (accepts is None or accepts(seed)):
@@ -613,6 +667,24 @@ class InputGen:
                 return dict(choice)
         self.stats.rejected += 1
         return None
+
+    def _seeds_for(self, region: Region) -> st.SearchStrategy[dict[str, Any]] | None:
+        """Seeds drawn inside a region's boxes: the requires and the region's own
+        conditions (``not`` each raises condition) analysed together, with the bounds
+        parameters give each other; None when the region adds nothing to the boxes."""
+        if region.name not in self._region_seeds:
+            extra = [c for e in region.conditions for c in negated_conjuncts(e)]
+            if not extra:
+                self._region_seeds[region.name] = None
+                return None
+            boxes, residual = analyse(self.params, [*self.requires, *extra], self.evaluator)
+            derive_bounds(boxes, self.params, residual)
+            apply_alphabet(boxes, self.params, self.alphabet, self.regexes)
+            parts = {n: value_strategy(ty, boxes[n])[0] for n, ty in self.params.items()
+                     if n not in self.fixed}
+            empty = any(p.is_empty for p in parts.values())
+            self._region_seeds[region.name] = None if empty else st.fixed_dictionaries(parts)
+        return self._region_seeds[region.name]
 
     def acceptance(self, samples: int = 40) -> float:
         """The share of bounded seeds that are valid inputs (a quick estimate, by a
@@ -668,3 +740,6 @@ class Region:
     name: str
     accepts: Admits
     near: Near | None
+    conditions: tuple[Expr, ...] = ()
+    """Conditions that must be false in the region (its raises conditions): seeds are
+    drawn inside the bounds their negations give (``InputGen._seeds_for``)."""

@@ -142,3 +142,33 @@ def test_the_inputs_chosen_for_a_contract_do_not_depend_on_what_ran_before() -> 
         _plans(case)
     reset_caches()
     assert _plans("b-username-reserved-names") == alone
+
+
+ROUND_2 = Path(__file__).resolve().parents[2] / "benchmarks" / "blind" / "rounds" / "round-2"
+
+
+@pytest.mark.parametrize("case", [
+    "d-palindrome-code-case",   # was verified: `lower()` on both sides; witness "aA"
+    "e-plan-change-proration",  # was verified: every normal-return input sat on an edge
+])
+def test_blind_round_2s_false_verifieds_fail(case: str) -> None:
+    folder = ROUND_2 / "cases" / case
+    candidate = next((folder / "candidate").glob("*.py"))
+    loaded = api.load(str(folder / "spec.req"))
+    report = api.run_candidate(loaded, RunOptions(candidate=str(candidate), sandbox="process"))
+    assert report.status == "failed", report.summary()
+
+
+def test_white_box_hints_are_read_as_text_and_only_add_valid_variants() -> None:
+    from derivative._types import INT, STR
+    from derivative.forge.testing import hints_of
+    from derivative.forge.testing._whitebox import variants
+
+    source = b"def f(s):\n    return s.strip().lower() == s[::-1].lower() or int(s) > 0\n"
+    assert hints_of([source, b"not python ((("]) == {"case", "space", "digits"}
+    assert hints_of([b"def g(x):\n    return x + 1\n"]) == frozenset()
+    out = variants([{"s": "ab1", "n": 3}], {"s": STR, "n": INT}, frozenset({"case", "digits"}),
+                   lambda i: len(str(i["s"])) <= 3)
+    texts = [v["s"] for v in out]
+    assert texts == ["AB1", "Ab1", "ab\u0661", "ab\uff11"]  # "ab1" swapped at the end is itself
+    assert all(v["n"] == 3 for v in out)
