@@ -99,6 +99,21 @@ class ReplayInfo(_Model):
         description="answers that differed (any makes the run failed: nondeterministic)")
 
 
+class EvidenceStrength(_Model):
+    """How strong the evidence is, in figures (the text report's ``evidence:`` line)."""
+
+    targets: int = Field(ge=0, description="contract targets the solver found possible "
+                         "(boundaries, antecedents, raises conditions, count bounds, ...)")
+    reached: int = Field(ge=0, description="of those, the targets some judged input hit")
+    impossible: int = Field(ge=0, description="targets the solver proved cannot be hit")
+    undecided: int = Field(ge=0, description="targets the solver could not decide")
+    inputs: int = Field(ge=0, description="judged inputs, summed over obligations")
+    counterexamples: int = Field(ge=0, description="obligations with a shrunk counterexample")
+    white_box_hints: list[str] = Field(
+        description="what the candidate's source (read as text) made the engine vary in "
+                    "string inputs: case, space, digits")
+
+
 class RunDocument(_Model):
     """``derivative.run/v1``."""
 
@@ -128,3 +143,5 @@ class RunDocument(_Model):
     replay: ReplayInfo | None = Field(
         default=None, description="the replay of a passing run's sample; null when none ran")
     stats: dict[str, Any] = Field(default_factory=dict)
+    strength: EvidenceStrength | None = Field(
+        default=None, description="the evidence in figures; null when nothing was judged")

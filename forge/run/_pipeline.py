@@ -108,6 +108,8 @@ class RunReport:
     unknowns: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     replay: dict[str, Any] | None = None
+    hints: list[str] = field(default_factory=list)
+    """White-box hints the engine used (``_whitebox``)."""
 
     @property
     def exit_code(self) -> int:
@@ -135,8 +137,39 @@ class RunReport:
             "receipts": self.receipts,
             "replay": self.replay,
             "stats": dict(self.evidence.stats) if self.evidence else {},
+            "strength": self.strength(),
         }
         return RunDocument.model_validate(data)
+
+    def strength(self) -> dict[str, Any] | None:
+        """The evidence in figures (``EvidenceStrength``); None when nothing was judged."""
+        if self.evidence is None:
+            return None
+        states = [t.state for o in self.evidence.obligations for t in o.triggers]
+        return {
+            "targets": sum(1 for s in states if s in ("hit", "missed")),
+            "reached": states.count("hit"), "impossible": states.count("vacuous"),
+            "undecided": states.count("unknown"),
+            "inputs": sum(o.inputs for o in self.evidence.obligations),
+            "counterexamples": sum(1 for o in self.evidence.obligations
+                                   if o.counterexample is not None),
+            "white_box_hints": list(self.hints),
+        }
+
+    def strength_line(self) -> str | None:
+        """``evidence: 57 of 57 contract targets reached (3 impossible), 612 judged inputs,
+        ...`` (one line, in the text report)."""
+        f = self.strength()
+        if f is None:
+            return None
+        extra = [f"{f['impossible']} impossible"] if f["impossible"] else []
+        extra += [f"{f['undecided']} undecided"] if f["undecided"] else []
+        hints = ", ".join(f["white_box_hints"]) or "none"
+        return (f"evidence: {f['reached']} of {f['targets']} contract targets reached"
+                + (f" ({', '.join(extra)})" if extra else "")
+                + f", {f['inputs']} judged inputs, {f['counterexamples']} shrunk "
+                f"counterexample{'s' if f['counterexamples'] != 1 else ''}, white-box "
+                f"hints: {hints}")
 
     def to_json(self) -> dict[str, Any]:
         return self.document().model_dump(mode="json")
@@ -165,6 +198,9 @@ class RunReport:
             if counts:
                 lines.append("obligations: " + ", ".join(
                     f"{n} {s}" for s, n in sorted(counts.items())))
+            strength = self.strength_line()
+            if strength:
+                lines.append(strength)
             lines.extend(self.evidence.explanations())
         if self.replay is not None:
             bad = len(self.replay["mismatches"])
@@ -333,10 +369,12 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
     started()
     progress("obligations", f"every obligation through the {sandbox.backend} sandbox")
     base = settings(derandomize=options.seed is None)
+    hints = _hints(sandbox)
+    report.hints = sorted(hints)
     engine = Engine(
         info, SandboxCaller(sandbox, recording),
         EngineOptions(examples=options.examples, settings=base, seed=options.seed,
-                      verbose=options.verbose, hints=_hints(sandbox)),
+                      verbose=options.verbose, hints=hints),
         target=options.candidate, progress=progress,
     )
     try:

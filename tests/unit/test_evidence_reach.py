@@ -172,3 +172,18 @@ def test_white_box_hints_are_read_as_text_and_only_add_valid_variants() -> None:
     texts = [v["s"] for v in out]
     assert texts == ["AB1", "Ab1", "ab\u0661", "ab\uff11"]  # "ab1" swapped at the end is itself
     assert all(v["n"] == 3 for v in out)
+
+
+def test_every_run_says_how_strong_its_evidence_was() -> None:
+    folder = ROUND_2 / "cases" / "d-palindrome-code-case"
+    candidate = next((folder / "candidate").glob("*.py"))
+    loaded = api.load(str(folder / "spec.req"))
+    report = api.run_candidate(loaded, RunOptions(candidate=str(candidate), sandbox="process"))
+    strength = report.to_json()["strength"]
+    assert strength["white_box_hints"] == ["case"]
+    assert strength["counterexamples"] >= 1
+    assert 0 < strength["reached"] <= strength["targets"]
+    assert strength["inputs"] == sum(o["inputs"] for o in report.to_json()["obligations"])
+    line = next(x for x in report.summary().splitlines() if x.startswith("evidence: "))
+    assert f"{strength['reached']} of {strength['targets']} contract targets reached" in line
+    assert line.endswith("white-box hints: case")
