@@ -15,7 +15,8 @@ the count invariant "at most one ok per token".  Measured, in this process:
 - ``stress``: the usual alternative: ``--threads`` threads released together by a
   ``threading.Barrier`` for ``--rounds`` rounds on a fresh store each round, with
   ``sys.setswitchinterval(1e-6)`` to provoke switches; it counts the rounds in which more
-  than one reset returned ok (PRIOR_ART.md reports 0 of 2,000);
+  than one reset returned ok (the usual way to test a race, and one that often sees none:
+  0 of 2,000 rounds is typical here);
 - ``frontrun`` (only if it is installed): frontrun 0.7's DPOR on the same classes, run
   under its ``frontrun`` launcher in a child process (seconds include nothing but its
   ``explore`` call).

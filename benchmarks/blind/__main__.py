@@ -37,7 +37,8 @@ def _run(args: argparse.Namespace) -> int:
         for n, cand in enumerate(case.candidates, start=1):
             j = Judged(case, cand, n, by_id[f"{case.id}--{n}"])
             if case.oracle is not None:
-                j.oracle = run_oracle(case, cand, sandbox=args.sandbox)
+                j.oracle = run_oracle(case, cand, sandbox=args.sandbox,
+                                      contract_sha256=j.row["spec"]["sha256"])
             judged.append(j)
     result: dict[str, Any] = {
         "format": "derivative.blind-result/v1", "round": args.round, "label": label,

@@ -65,15 +65,15 @@ def batch_manifest(cases: list[Case], folder: Path, *, sandbox: str,
     return path
 
 
-def run_oracle(case: Case, cand: Candidate, *, sandbox: str) -> dict[str, Any]:
+def run_oracle(case: Case, cand: Candidate, *, sandbox: str,
+               contract_sha256: str) -> dict[str, Any]:
     """The case's oracle against the candidate's files, in a sandbox; never seen by the
-    build. Each ``test_*`` function is one call; the oracle passes when all of them do."""
-    from derivative import api
+    build. Each ``test_*`` function is one call; the oracle passes when all of them do.
+    ``contract_sha256`` names the contract in the receipts (the batch row's identity)."""
     from derivative.forge.build import run_own_tests
     from derivative.forge.sandbox import Limits
 
     assert case.oracle is not None
-    loaded = api.load([str(case.folder / s) for s in case.spec])
     staged = Path(tempfile.mkdtemp(prefix="derivative-oracle-"))
     try:
         source = case.folder / cand.path
@@ -82,7 +82,7 @@ def run_oracle(case: Case, cand: Candidate, *, sandbox: str) -> dict[str, Any]:
         (staged / "oracle_test.py").write_bytes(oracle)
         results, _ = run_own_tests(staged, {"oracle_test.py": oracle},
                                    kind=sandbox,  # type: ignore[arg-type]
-                                   contract_sha256=loaded.identity, limits=Limits(),
+                                   contract_sha256=contract_sha256, limits=Limits(),
                                    image=None, launcher=None)
     finally:
         shutil.rmtree(staged, ignore_errors=True)

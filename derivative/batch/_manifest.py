@@ -17,7 +17,8 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+import typing
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -32,8 +33,29 @@ MANIFEST_LIMIT: Final = 64 * 1024 * 1024
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _SANDBOXES: Final = ("auto", "docker", "process")
-_OPTION_KEYS: Final = ("module", "sandbox", "policy", "examples", "seed", "max_repairs",
-                       "image")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _text(value: object) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
+_OPTIONS: Final[dict[str, tuple[Callable[[object], bool], str]]] = {
+    "module": (lambda v: isinstance(v, str) and all(p.isidentifier() for p in v.split(".")),
+               "a dotted module name"),
+    "sandbox": (lambda v: v in _SANDBOXES, " or ".join(_SANDBOXES)),
+    "policy": (_text, "a policy name or file"),
+    "examples": (lambda v: _is_int(v) and typing.cast(int, v) >= 1, "an integer of at least 1"),
+    "seed": (_is_int, "an integer"),
+    "max_repairs": (lambda v: _is_int(v) and typing.cast(int, v) >= 0,
+                    "an integer of at least 0"),
+    "image": (_text, "an image tag"),
+}
+"""Each build option a task may set: what it accepts, and how a refusal names it."""
+_OPTION_KEYS: Final = tuple(_OPTIONS)
 _SOURCE_KEYS: Final = ("candidate", "generator", "synth")
 _TASK_KEYS: Final = frozenset(("id", "spec", *_SOURCE_KEYS, *_OPTION_KEYS))
 _HEADER_KEYS: Final = frozenset(("format", "defaults", "description"))
@@ -248,25 +270,9 @@ def _option(line: _Line, key: str, value: object) -> None:
     is not in the candidate is that build's bad input, reported in its row)."""
     if value is None and key not in ("sandbox", "policy"):
         return
-    checks: dict[str, bool] = {
-        "module": isinstance(value, str) and all(p.isidentifier() for p in str(value).split(".")),
-        "sandbox": value in _SANDBOXES,
-        "policy": isinstance(value, str) and bool(value),
-        "image": isinstance(value, str) and bool(value),
-        "examples": _is_int(value) and value >= 1,  # type: ignore[operator]
-        "seed": _is_int(value),
-        "max_repairs": _is_int(value) and value >= 0,  # type: ignore[operator]
-    }
-    if not checks[key]:
-        want = {"module": "a dotted module name", "sandbox": " or ".join(_SANDBOXES),
-                "policy": "a policy name or file", "image": "an image tag",
-                "examples": "an integer of at least 1", "seed": "an integer",
-                "max_repairs": "an integer of at least 0"}[key]
+    accepts, want = _OPTIONS[key]
+    if not accepts(value):
         raise line.error(f"\"{key}\" must be {want}, not {value!r}", key)
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def group_specs(tasks: Sequence[Task]) -> dict[tuple[str, ...], list[Task]]:
