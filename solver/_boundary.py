@@ -17,13 +17,14 @@ from typing import Final
 
 import z3
 
-from derivative._ast import Call, Name, StrLit
+from derivative._ast import Call, Name, Obligation, StrLit
 from derivative._canon import contract_identity
 from derivative._printer import to_source
 from derivative._typecheck import TypeInfo
 from derivative._types import TInt
-from derivative._walk import walk
+from derivative._walk import free_names, walk
 
+from ._construct import construct, int_constants, is_sequence
 from ._space import Admits, Space, input_key, to_candidate_space
 from ._triggers import Trigger, TriggerStatus, find_triggers
 from ._z3util import Unsupported
@@ -162,8 +163,9 @@ def _plan(info: TypeInfo, owner: str, space: Space,
     plan = Plan(owner, encodable=space.encodable, reason=space.reason)
     plan.triggers = find_triggers(info, owner, info.contract.obligations_of(owner))
     raises = [o for o in info.contract.obligations_of(owner) if o.kind == "raises"]
-    solved: dict[str, tuple[str, dict[str, object] | None]] = {}
+    solved: dict[str, Solved] = {}
     keep = _keeper(plan, space)
+    builder = _Builder(info, owner, space, plan)
     for t in plan.triggers:
         if not space.encodable:
             t.status, t.reason = "unknown", space.reason
@@ -178,28 +180,12 @@ def _plan(info: TypeInfo, owner: str, space: Space,
                 t.status, t.reason = "unknown", str(exc)
                 plan.unknowns.append(f"{t.obligation}: {t.description}: {exc}")
                 continue
-            status, values = "unknown", None
-            if t.context:
-                try:
-                    ctx = [space.encode(c) for c in t.context]
-                    status, values = space.solve(cond, *ctx)
-                except (Unsupported, z3.Z3Exception):
-                    status, values = "unknown", None
-                if status != "sat":
-                    status, values = "unknown", None
-            if status != "sat" and t.kind == "raises":
-                others = []
-                for o in raises:
-                    if o.id != t.obligation:
-                        with contextlib.suppress(Unsupported, z3.Z3Exception):
-                            others.append(z3.Not(space.encode(o.expr)))
-                if others:
-                    status, values = space.solve(cond, *others)
-            if status != "sat":
-                status, values = space.solve(cond)
+            status, values = _solve(t, cond, space, raises, builder)
             solved[cache_key] = (status, values)
         if status == "sat":
             t.status, t.input = "possible", values
+            if values is not None and builder.made(values):
+                t.reason = "built directly, not solved"
             keep(values)
         elif status == "unsat":
             t.status = "vacuous"
@@ -211,9 +197,100 @@ def _plan(info: TypeInfo, owner: str, space: Space,
     if space.encodable:
         _range_edges(space, keep)
     plan.pool = space.pool()
+    _built(builder, plan, keep)
     for values, origin in _near_misses(info, owner, space, [*plan.inputs, *plan.pool]):
         keep(values, origin)
     return plan
+
+
+Solved = tuple[str, "dict[str, object] | None"]
+
+
+def _solve(t: Trigger, cond: z3.BoolRef, space: Space, raises: Sequence[Obligation],
+           builder: _Builder) -> Solved:
+    """One trigger: in its context first, then (``raises``) with the other raises
+    conditions false, then alone.  Each step asks the solver briefly, then tries to build
+    the input (``_construct``: sizes no solver reaches in its limit), then asks at length."""
+    status: str = "unknown"
+    values: dict[str, object] | None = None
+    if t.context:
+        try:
+            ctx = [space.encode(c) for c in t.context]
+            status, values = _staged(space, [cond, *ctx], lambda: builder.build(t, True))
+        except (Unsupported, z3.Z3Exception):
+            status, values = "unknown", None
+        if status != "sat":
+            status, values = "unknown", None
+    if status != "sat" and t.kind == "raises":
+        others = []
+        for o in raises:
+            if o.id != t.obligation:
+                with contextlib.suppress(Unsupported, z3.Z3Exception):
+                    others.append(z3.Not(space.encode(o.expr)))
+        if others:
+            status, values = space.solve(cond, *others)
+    if status != "sat":
+        status, values = _staged(space, [cond], lambda: builder.build(t, False))
+    return status, values
+
+
+def _staged(space: Space, extra: Sequence[z3.BoolRef],
+            build: Callable[[], dict[str, object] | None]) -> Solved:
+    """The brief solvers, then a built input, then the long solvers."""
+    status, values = space.solve(*extra, part="quick")
+    if status != "unknown":
+        return status, values
+    built = build()
+    if built is not None:
+        return "sat", built
+    return space.solve(*extra, part="slow")
+
+
+class _Builder:
+    """Inputs built for triggers (``_construct``), from the valid inputs known so far."""
+
+    def __init__(self, info: TypeInfo, owner: str, space: Space, plan: Plan) -> None:
+        from derivative._eval import Evaluator
+
+        self.info, self.space, self.plan = info, space, plan
+        self.evaluator = Evaluator(info.const_values)
+        self.requires = [o.expr for o in info.contract.obligations_of(owner)
+                         if o.kind == "requires"]
+        self.seqs = frozenset(n for n, ty in space.params if is_sequence(ty))
+        self.built: list[dict[str, object]] = []
+
+    def build(self, t: Trigger, in_context: bool) -> dict[str, object] | None:
+        """An input hitting ``t`` (and its context when ``in_context``), or None."""
+        context = t.context if in_context else ()
+        names = set(free_names(t.expr))
+        for c in context:
+            names |= free_names(c)
+        if not names & self.seqs:
+            return None
+        known = [*self.plan.inputs, *(self.plan.pool or self.space.pool())]
+        constants = int_constants([t.expr, *context, *self.requires], self.info.const_values)
+        ev = self.evaluator
+        values = construct(t.expr, context, self.space.params, known, constants,
+                           holds=lambda e, i: ev.holds(e, i) is True, admits=self.space.admits,
+                           strict=in_context)
+        if values is not None:
+            self.built.append(values)
+        return values
+
+    def made(self, values: dict[str, object]) -> bool:
+        return any(values is b for b in self.built)
+
+
+def _built(builder: _Builder, plan: Plan, keep: Callable[..., None]) -> None:
+    """Undecided triggers, built once more from every valid input the plan now has."""
+    for t in [t for t in plan.triggers if t.status == "unknown"]:
+        values = builder.build(t, False)
+        if values is None:
+            continue
+        prefix = f"{t.obligation}: {t.description}: "
+        plan.unknowns = [u for u in plan.unknowns if not u.startswith(prefix)]
+        t.status, t.input, t.reason = "possible", values, "built directly, not solved"
+        keep(values, f"built directly for {t.description}")
 
 
 def _keeper(plan: Plan, space: Space) -> Callable[..., None]:

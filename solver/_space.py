@@ -19,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date
 from fractions import Fraction
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import z3
 
@@ -150,18 +150,20 @@ class Space:
         with self.z3():
             return self.encoder.encode(expr).holds
 
-    def solve(self, *extra: Z) -> tuple[str, dict[str, object] | None]:
+    def solve(self, *extra: Z, part: Part = "all") -> tuple[str, dict[str, object] | None]:
         """``("sat", input)``, ``("unsat", None)`` or ``("unknown", None)``.
 
         A small portfolio with deterministic resource limits: Z3 briefly, cvc5 briefly
-        (much faster on string lengths), then each with a larger limit.  A model is
-        only used if the evaluator agrees that it is a valid input; ``unsat`` from
-        either solver makes a trigger vacuous.
+        (much faster on string lengths), then each with a larger limit (not when
+        ``quick``: a caller with a cheaper way to an input tries it before the long
+        limits).  A model is only used if the evaluator agrees that it is a valid input;
+        ``unsat`` from either solver makes a trigger vacuous.
         """
         if not self.encodable:
             return "unknown", None
         strings = self._has_strings()
-        for solver, limit in _PORTFOLIO:
+        chosen = {"all": _PORTFOLIO, "quick": _PORTFOLIO[:_QUICK], "slow": _PORTFOLIO[_QUICK:]}
+        for solver, limit in chosen[part]:
             if solver == "cvc5" and not strings:
                 continue
             if solver == "z3":
@@ -405,6 +407,9 @@ class Space:
 
 
 _PORTFOLIO: Final = (("z3", 300_000), ("cvc5", 10_000), ("z3", RLIMIT), ("cvc5", 200_000))
+_QUICK: Final = 2
+"""How many entries of ``_PORTFOLIO`` a ``quick`` solve tries (the brief ones)."""
+Part = Literal["all", "quick", "slow"]
 
 
 def _has_seq(ty: Ty) -> bool:

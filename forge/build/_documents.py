@@ -21,6 +21,7 @@ OUTCOME_FORMAT: Final = "derivative.outcome/v1"
 OutcomeStatus = Literal[
     "verified",
     "validation_failed",
+    "unknown",
     "infeasible_proven",
     "sandbox_unavailable",
     "sandbox_policy_violation",

@@ -244,6 +244,26 @@ def _append_only_triggers() -> str:
     return "\n".join(parts)
 
 
+def _widen_statuses(conn: sqlite3.Connection) -> None:
+    """A ledger written before a status word existed (``unknown``) gets the wider check.
+
+    SQLite cannot alter a CHECK constraint, so the ``records`` table is copied into one
+    with the current constraint, inside the caller's write transaction: every row and its
+    ``seq`` are kept as they were, and the append-only triggers are made again after.
+    """
+    row = conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'records'").fetchone()
+    if row is None or all(f"'{s}'" in str(row[0]) for s in STATUSES):
+        return
+    for op in ("update", "delete"):
+        conn.execute(f"DROP TRIGGER IF EXISTS records_no_{op}")
+    conn.execute("DROP TRIGGER IF EXISTS records_one_per_build")
+    conn.execute("ALTER TABLE records RENAME TO records_before_widening")
+    conn.execute(_TABLES.split(";\n")[0])
+    conn.execute("INSERT INTO records SELECT * FROM records_before_widening")
+    conn.execute("DROP TABLE records_before_widening")
+
+
 # --------------------------------------------------------------------------- the ledger
 
 
@@ -263,6 +283,7 @@ class Ledger:
             raise BuildError(f"cannot create the ledger folder {self.state_dir}: {exc}") from exc
         self._use_wal()
         with self._write() as conn:
+            _widen_statuses(conn)
             for statement in (_TABLES + _append_only_triggers()).split(";\n"):
                 if statement.strip():
                     conn.execute(statement)

@@ -310,7 +310,7 @@ class _Attempts(_Build):
 
     def _sufficiency(self, run: RunReport) -> tuple[str, str]:
         """The build's status from the run's evidence (nothing is verified by default)."""
-        if run.status in ("sandbox_unavailable", "sandbox_policy_violation"):
+        if run.status in ("sandbox_unavailable", "sandbox_policy_violation", "unknown"):
             return run.status, run.reason
         if run.status != "passed":
             return "validation_failed", run.reason

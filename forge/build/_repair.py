@@ -12,8 +12,9 @@ how it is judged.  Its rules (docs/build.md, "Repair"):
 - the loop stops with ``verified`` on success, ``repeated_failure`` when a failure
   signature (failing obligations and the shape of their counterexamples) comes back,
   ``budget`` when the budget is spent, ``generator_failed`` when the generator produced
-  nothing usable, and ``not_repairable`` after ``sandbox_unavailable`` or
-  ``infeasible_proven`` (no candidate can fix the machine or the contract).  A
+  nothing usable, and ``not_repairable`` after ``sandbox_unavailable``,
+  ``infeasible_proven`` or ``unknown`` (no candidate can fix the machine, the contract or
+  a target the tool cannot reach).  A
   ``sandbox_policy_violation`` is repairable: the generator is told the refusal;
 - the best candidate is kept: the best status, then the fewest failing obligations, and
   never one that regressed (fails an obligation the best so far passed).  Repairs start
@@ -47,13 +48,14 @@ CODE_ARTIFACT_FORMAT = "derivative.code-artifact/v1"
 
 VALIDATION_STATUSES: Final = (
     "verified",
+    "unknown",
     "validation_failed",
     "sandbox_policy_violation",
     "sandbox_unavailable",
     "infeasible_proven",
 )
 _RANK: Final = {status: i for i, status in enumerate(VALIDATION_STATUSES)}
-_NOT_REPAIRABLE: Final = frozenset({"sandbox_unavailable", "infeasible_proven"})
+_NOT_REPAIRABLE: Final = frozenset({"sandbox_unavailable", "infeasible_proven", "unknown"})
 
 StopReason = Literal[
     "verified", "budget", "stalled", "repeated_failure", "generator_failed", "not_repairable"

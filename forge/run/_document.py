@@ -29,9 +29,10 @@ from ..sandbox import RunReceipt
 RUN_FORMAT: Final = "derivative.run/v1"
 
 RunStatus = Literal[
-    "passed", "failed", "infeasible_proven", "sandbox_unavailable", "sandbox_policy_violation"
+    "passed", "failed", "unknown", "infeasible_proven", "sandbox_unavailable",
+    "sandbox_policy_violation",
 ]
-ObligationStatus = Literal["passed", "failed", "unexercised", "vacuous"]
+ObligationStatus = Literal["passed", "failed", "unexercised", "undecided", "vacuous"]
 
 
 class _Model(BaseModel):

@@ -7,9 +7,13 @@ The statuses are those of ``derivative.run/v1`` (docs/cli.md):
 - ``vacuous``: there was nothing to exercise: its own condition (a ``raises``
   condition, the antecedent of a top-level ``implies``) or the owner's preconditions
   were proved impossible by the solver;
-- ``unexercised``: no failure, but some trigger that is possible (or that the solver
-  could not decide) was never hit, or no input reached it at all.  It is a failure
-  distinct from ``failed``: the evidence does not justify ``passed``;
+- ``unexercised``: no failure, but some trigger that the solver found possible was never
+  hit, or no input reached it at all.  It is a failure distinct from ``failed``: the
+  evidence does not justify ``passed``;
+- ``undecided``: no failure and every possible trigger hit, but some trigger the solver
+  could not decide was neither hit by any input nor built directly (``_construct``).
+  That gap is the tool's limit, not the candidate's failure: the run is ``unknown``
+  (exit 6), never ``passed`` and never ``failed``;
 - ``passed``: judged on at least one input, every non-vacuous trigger hit, no failure.
 
 Nothing is ``passed`` by default: the status is computed from counts, never assumed.
@@ -39,7 +43,7 @@ IN_PROCESS_WARNING = (
     "evidence gathered behind a boundary (`derivative run` is the sandboxed way)"
 )
 
-Status = Literal["passed", "failed", "unexercised", "vacuous"]
+Status = Literal["passed", "failed", "unexercised", "undecided", "vacuous"]
 TriggerState = Literal["hit", "missed", "vacuous", "unknown"]
 
 
@@ -106,8 +110,10 @@ class ObligationEvidence:
             return "vacuous"
         if self.inputs == 0:
             return "unexercised"
-        if any(t.state in ("missed", "unknown") for t in self.triggers):
+        if any(t.state == "missed" for t in self.triggers):
             return "unexercised"
+        if any(t.state == "unknown" for t in self.triggers):
+            return "undecided"
         return "passed"
 
     def explain(self) -> str:
@@ -120,9 +126,15 @@ class ObligationEvidence:
             if self.inputs == 0:
                 why = self.note or "no valid input reached it"
             else:
-                missed = [t.description for t in self.triggers if t.state in ("missed", "unknown")]
+                missed = [t.description for t in self.triggers if t.state == "missed"]
                 why = "never hit: " + "; ".join(f"`{m}`" for m in missed)
             return f"{self.id} ({where}) unexercised: {why}"
+        if status == "undecided":
+            gaps = [t.description for t in self.triggers if t.state == "unknown"]
+            return (f"{self.id} ({where}) undecided: the tool could neither solve nor build an "
+                    "input hitting " + "; ".join(f"`{g}`" for g in gaps)
+                    + f" (the tool's limit, not the candidate's failure; passed on "
+                    f"{self.inputs} inputs otherwise)")
         if status == "vacuous":
             return f"{self.id} ({where}) vacuous: {self.note or 'nothing can trigger it'}"
         return f"{self.id} ({where}) passed on {self.inputs} inputs"
@@ -152,9 +164,14 @@ class RunEvidence:
     stats: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def status(self) -> Literal["passed", "failed"]:
-        ok = all(o.status in ("passed", "vacuous") for o in self.obligations)
-        return "passed" if ok and self.obligations else "failed"
+    def status(self) -> Literal["passed", "failed", "unknown"]:
+        """``failed`` on any failed or unexercised obligation; else ``unknown`` when some
+        obligation is ``undecided`` (the tool's limit); else ``passed``."""
+        if not self.obligations or self.failed():
+            return "failed"
+        if any(o.status == "undecided" for o in self.obligations):
+            return "unknown"
+        return "passed"
 
     def nondeterminism_prefix(self) -> str:
         """``"nondeterministic: CALL: ...; "`` when a counterexample shows one call giving
@@ -192,6 +209,11 @@ class RunEvidence:
         if others:
             parts.append(f"{len(others)} obligation{'s' if len(others) != 1 else ''} did not "
                          "pass: " + ", ".join(others))
+        undecided = [o.id for o in self.obligations if o.status == "undecided"]
+        if undecided and not parts:
+            parts.append(f"no failure, but the tool could not reach a target of "
+                         f"{', '.join(undecided)} (its limit, not the candidate's failure): "
+                         "nothing is concluded")
         return self.nondeterminism_prefix() + "; ".join(parts)
 
     def explanations(self) -> list[str]:
@@ -210,7 +232,7 @@ class RunEvidence:
                          "obligations could not be judged:")
             lines.extend(f"  {sentence}: {', '.join(ids)}" for sentence, ids in groups.items())
         for o in self.obligations:
-            if o.status in ("failed", "unexercised") and \
+            if o.status in ("failed", "unexercised", "undecided") and \
                     not (o.counterexample or {}).get("undefined"):
                 lines.append(o.explain())
         return lines

@@ -86,6 +86,16 @@ def discounted(price_cents, percent):
     return price_cents - price_cents * percent // 100
 '''
 
+UNREACHABLE_SPEC = """\
+spec sumlist version 1
+function total(arr: list[int]) -> int
+    requires R1: len(arr) <= 1000000
+    requires R2: forall i in 0..len(arr) - 1: -1000 <= arr[i] <= 1000
+    ensures E1: result == sum(arr)
+"""
+"""A boundary (a million elements) no solver builds in its limit and no built input may
+carry (docs/decisions.md, "Targets the tool cannot reach"): the tool's limit, ``unknown``."""
+
 # name -> (spec name, build arguments, status, exit code)
 CASES: dict[str, tuple[str, tuple[str, ...], str, int]] = {
     "synth": ("discount", ("examples/discount.req", "--synth"), "verified", 0),
@@ -100,6 +110,8 @@ CASES: dict[str, tuple[str, tuple[str, ...], str, int]] = {
                "infeasible_proven", 3),
     "open": ("discount", ("examples/discount.req", "--candidate", "{open}"),
              "sandbox_policy_violation", 5),
+    "unreachable": ("sumlist", ("{unreachable}/spec.req", "--candidate",
+                                "{unreachable}/total.py"), "unknown", 6),
 }
 
 
@@ -107,7 +119,13 @@ def _arguments(case: str, tmp_path: Path) -> tuple[str, ...]:
     cand = tmp_path / "opener" / "discount.py"
     cand.parent.mkdir(exist_ok=True)
     cand.write_text(POLICY_VIOLATION, encoding="utf-8")
-    return tuple(a.replace("{open}", str(cand)) for a in CASES[case][1])
+    unreachable = tmp_path / "unreachable"
+    unreachable.mkdir(exist_ok=True)
+    (unreachable / "spec.req").write_text(UNREACHABLE_SPEC, encoding="utf-8")
+    (unreachable / "total.py").write_text("def total(arr):\n    return sum(arr)\n",
+                                          encoding="utf-8")
+    return tuple(a.replace("{open}", str(cand)).replace("{unreachable}", str(unreachable))
+                 for a in CASES[case][1])
 
 
 @pytest.mark.parametrize("json_output", [True, False], ids=["json", "text"])

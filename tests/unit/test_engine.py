@@ -300,10 +300,12 @@ def test_statuses_follow_the_counts() -> None:
                                       TriggerEvidence("u", "boundary", "x == 2", "vacuous", 0)])
     statuses = [ev.status]
     ev.triggers.append(TriggerEvidence("v", "boundary", "x == 3", "unknown", 0))
-    statuses.append(ev.status)
+    statuses.append(ev.status)  # an undecided target: the tool's limit
+    ev.triggers.append(TriggerEvidence("w", "boundary", "x == 4", "possible", 0))
+    statuses.append(ev.status)  # a possible target missed: the evidence is short
     ev.counterexample = {"message": "m"}
     statuses.append(ev.status)
-    assert statuses == ["passed", "unexercised", "failed"]
+    assert statuses == ["passed", "undecided", "unexercised", "failed"]
     assert ObligationEvidence("p", "ensures", "f").status == "unexercised"
 
 
