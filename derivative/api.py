@@ -355,7 +355,13 @@ def run_tests(
     _at_least_one_example(options.examples)
     from hypothesis import settings
 
-    from derivative.forge.testing import Engine, EngineOptions, InProcessCaller, load_target
+    from derivative.forge.testing import (
+        Engine,
+        EngineOptions,
+        InProcessCaller,
+        hints_of,
+        load_target,
+    )
 
     module = load_target(options.target, options.module)
     engine_options = EngineOptions(
@@ -363,11 +369,31 @@ def run_tests(
         settings=settings(derandomize=options.seed is None),
         seed=options.seed,
         verbose=options.verbose,
+        hints=hints_of(_module_sources(module)),
     )
     caller = InProcessCaller.for_contract(module, loaded.types)
     engine = Engine(loaded.types, caller, engine_options, target=options.target,
                     progress=progress)
     return engine.run()
+
+
+def _module_sources(module: object) -> list[bytes]:
+    """The Python files of an imported target, as bytes (its white-box hints are read from
+    them as text, as ``run`` reads the staged candidate's): the file, or a package's."""
+    where = getattr(module, "__file__", None)
+    if not isinstance(where, str):
+        return []
+    from pathlib import Path
+
+    path = Path(where)
+    files = sorted(path.parent.rglob("*.py"))[:200] if path.name == "__init__.py" else [path]
+    out: list[bytes] = []
+    for f in files:
+        try:
+            out.append(f.read_bytes())
+        except OSError:
+            continue
+    return out
 
 
 @dataclass(frozen=True, kw_only=True)

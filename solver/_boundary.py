@@ -17,7 +17,7 @@ from typing import Final
 
 import z3
 
-from derivative._ast import Call, Name, Obligation, StrLit
+from derivative._ast import Call, Compare, IntLit, Name, Obligation, StrLit
 from derivative._canon import contract_identity
 from derivative._printer import to_source
 from derivative._typecheck import TypeInfo
@@ -204,6 +204,9 @@ def _plan(info: TypeInfo, owner: str, space: Space,
 
 
 Solved = tuple[str, "dict[str, object] | None"]
+CASE_LENGTHS: Final = (2, 3, 4, 5, 1, 0)
+"""The lengths a trigger over a list or string is tried at when the open length is
+undecided (``_staged``): the small cases first where most quantified conditions differ."""
 
 
 def _solve(t: Trigger, cond: z3.BoolRef, space: Space, raises: Sequence[Obligation],
@@ -216,7 +219,8 @@ def _solve(t: Trigger, cond: z3.BoolRef, space: Space, raises: Sequence[Obligati
     if t.context:
         try:
             ctx = [space.encode(c) for c in t.context]
-            status, values = _staged(space, [cond, *ctx], lambda: builder.build(t, True))
+            status, values = _staged(space, [cond, *ctx], lambda: builder.build(t, True),
+                                     builder.lengths(t, True))
         except (Unsupported, z3.Z3Exception):
             status, values = "unknown", None
         if status != "sat":
@@ -230,16 +234,25 @@ def _solve(t: Trigger, cond: z3.BoolRef, space: Space, raises: Sequence[Obligati
         if others:
             status, values = space.solve(cond, *others)
     if status != "sat":
-        status, values = _staged(space, [cond], lambda: builder.build(t, False))
+        status, values = _staged(space, [cond], lambda: builder.build(t, False),
+                                 builder.lengths(t, False))
     return status, values
 
 
 def _staged(space: Space, extra: Sequence[z3.BoolRef],
-            build: Callable[[], dict[str, object] | None]) -> Solved:
-    """The brief solvers, then a built input, then the long solvers."""
+            build: Callable[[], dict[str, object] | None],
+            lengths: Sequence[z3.BoolRef] = ()) -> Solved:
+    """The brief solvers; then the brief solvers with a list or string of each small
+    length (``len(l) == 3``: a quantifier over a sequence of fixed length is a finite
+    conjunction, which Z3 decides at once where the open length defeats it); then a built
+    input; then the long solvers."""
     status, values = space.solve(*extra, part="quick")
     if status != "unknown":
         return status, values
+    for fixed in lengths:
+        status, values = space.solve(*extra, fixed, part="quick")
+        if status == "sat":
+            return status, values
     built = build()
     if built is not None:
         return "sat", built
@@ -262,10 +275,7 @@ class _Builder:
     def build(self, t: Trigger, in_context: bool) -> dict[str, object] | None:
         """An input hitting ``t`` (and its context when ``in_context``), or None."""
         context = t.context if in_context else ()
-        names = set(free_names(t.expr))
-        for c in context:
-            names |= free_names(c)
-        if not names & self.seqs:
+        if not self._names(t, in_context) & self.seqs:
             return None
         known = [*self.plan.inputs, *(self.plan.pool or self.space.pool())]
         constants = int_constants([t.expr, *context, *self.requires], self.info.const_values)
@@ -276,6 +286,24 @@ class _Builder:
         if values is not None:
             self.built.append(values)
         return values
+
+    def lengths(self, t: Trigger, in_context: bool) -> list[z3.BoolRef]:
+        """``len(p) == k`` for each list or string ``p`` of ``t`` and ``k`` in
+        ``CASE_LENGTHS`` (see ``_staged``)."""
+        names = sorted(self._names(t, in_context) & self.seqs)
+        out: list[z3.BoolRef] = []
+        for p in names[:2]:
+            for k in CASE_LENGTHS:
+                with contextlib.suppress(Unsupported, z3.Z3Exception):
+                    out.append(self.space.encode(Compare(ops=("==",), operands=(
+                        Call(func="len", args=(Name(id=p),)), IntLit(value=k)))))
+        return out
+
+    def _names(self, t: Trigger, in_context: bool) -> set[str]:
+        names = set(free_names(t.expr))
+        for c in t.context if in_context else ():
+            names |= free_names(c)
+        return names
 
     def made(self, values: dict[str, object]) -> bool:
         return any(values is b for b in self.built)

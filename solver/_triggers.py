@@ -47,8 +47,13 @@ from derivative._typecheck import TypeInfo
 from derivative._types import TDate, TInt, Ty, base
 from derivative._walk import children, free_names, walk
 
+from ._mcdc import LIMIT, atom_targets, quantifier_targets, size_targets
+
 TriggerStatus = Literal["possible", "vacuous", "unknown"]
-TriggerKind = Literal["raises", "normal", "antecedent", "boundary", "membership"]
+TriggerKind = Literal["raises", "normal", "antecedent", "boundary", "membership",
+                      "condition", "position", "tie", "size"]
+COVERAGE_KINDS: frozenset[str] = frozenset({"condition", "position", "tie", "size"})
+"""Coverage targets (``_mcdc``): reported, never held against a candidate."""
 
 
 @dataclass
@@ -69,6 +74,11 @@ class Trigger:
     reason: str | None = None
     context: tuple[Expr, ...] = ()
     """Conditions under which the trigger decides its obligation (solved for first)."""
+
+    @property
+    def required(self) -> bool:
+        """Whether the tests must hit it (a trigger), or only should (a coverage target)."""
+        return self.kind not in COVERAGE_KINDS
 
 
 def _int(value: int) -> Expr:
@@ -112,6 +122,8 @@ def find_triggers(
         if o.kind not in ("requires", "ensures", "raises"):
             continue
         found = _Walk(info, full_scope, allowed, o, out)
+        for size in size_targets(scope, free_names(o.expr)):
+            found.add("size", size)
         if o.kind == "raises" and _over_inputs(o.expr, allowed):
             found.add("raises", o.expr)
         if o.kind == "ensures" and normal is not None:
@@ -137,13 +149,19 @@ class _Walk:
         self.ob = ob
         self.out = out
         self.seen: set[str] = set()
+        self.coverage = 0
 
     def add(self, kind: TriggerKind, expr: Expr, context: tuple[Expr, ...] = ()) -> None:
-        """A trigger, once per kind and text (numbered in the order found)."""
+        """A trigger, once per kind and text (numbered in the order found); coverage
+        targets up to ``_mcdc.LIMIT`` per obligation."""
         text = to_source(expr)
         key = f"{kind}:{text}"
         if key in self.seen:
             return
+        if kind in COVERAGE_KINDS:
+            if self.coverage >= LIMIT:
+                return
+            self.coverage += 1
         self.seen.add(key)
         ctx = tuple(c for c in context if _over_inputs(c, self.allowed))
         o = self.ob
@@ -152,6 +170,7 @@ class _Walk:
     def visit(self, n: Expr, ctx: tuple[Expr, ...]) -> None:
         """The triggers in ``n``, where ``ctx`` holds (see ``find_triggers``)."""
         visit = self.visit
+        self._coverage(n, ctx)
         if isinstance(n, (Quantifier, Generator)):
             for c in (n.lo, n.hi) if isinstance(n, Quantifier) else (n.iterable,):
                 visit(c, ctx)
@@ -186,6 +205,28 @@ class _Walk:
                 self.add("boundary", t, ctx)
         for c in children(n):
             visit(c, ctx)
+
+
+    def _coverage(self, n: Expr, ctx: tuple[Expr, ...]) -> None:
+        """The coverage targets of ``n`` (``_mcdc``), where ``n`` is over the inputs (none
+        in a ``requires``: every judged input makes it true, so its other side is no
+        target)."""
+        if self.ob.kind == "requires" or not _over_inputs(n, self.allowed):
+            return
+        boundaries = isinstance(n, Compare) and all(
+            isinstance(b, Range) or _ordered_pair(self.info, self.scope, a, b)
+            for a, b in zip(n.operands, n.operands[1:], strict=False))
+        for e in atom_targets(self.info, self.scope, n, boundaries):
+            self.add("condition", e, ctx)
+        if isinstance(n, (Quantifier, Generator)):
+            for kind, e in quantifier_targets(self.info, self.scope, n):
+                self.add("position" if kind == "position" else "tie", e, ctx)
+
+
+def _ordered_pair(info: TypeInfo, scope: Mapping[str, Ty], a: Expr, b: Expr) -> bool:
+    """Whether ``a`` and ``b`` get integer boundaries (``_link_triggers``)."""
+    ta, tb = _type(info, scope, a), _type(info, scope, b)
+    return isinstance(ta, (TInt, TDate)) and type(ta) is type(tb)
 
 
 SIBLINGS = 16

@@ -53,6 +53,11 @@ class TriggerHits(_Model):
     solver: Literal["possible", "vacuous", "unknown"]
     hits: int = Field(ge=0)
     state: Literal["hit", "missed", "vacuous", "unknown"]
+    required: bool = Field(
+        default=True, description="a trigger the tests must hit (a boundary, a raises "
+        "condition, an antecedent); false for a coverage target (a condition both ways, a "
+        "quantifier's deciding position or a tie there, an empty, one- or two-element list "
+        "or string), which is reported but never held against the candidate")
 
 
 class ObligationResult(_Model):

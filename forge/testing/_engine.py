@@ -245,7 +245,8 @@ class Engine:
         if plan is not None:
             for t in plan.triggers_of(o.id):
                 ev.triggers.append(
-                    TriggerEvidence(t.id, t.kind, t.description, t.status, counts.hits.get(t.id, 0))
+                    TriggerEvidence(t.id, t.kind, t.description, t.status,
+                                    counts.hits.get(t.id, 0), required=t.required)
                 )
             ev.vacuous = _is_vacuous(o, plan)
             if ev.vacuous:

@@ -64,6 +64,9 @@ class TriggerEvidence:
     solver: str
     """What the solver said: ``possible``, ``vacuous`` or ``unknown``."""
     hits: int = 0
+    required: bool = True
+    """A trigger the tests must hit; false for a coverage target (``solver/_mcdc.py``),
+    which is reported but never makes an obligation ``unexercised`` or ``undecided``."""
 
     @property
     def state(self) -> TriggerState:
@@ -80,6 +83,7 @@ class TriggerEvidence:
             "solver": self.solver,
             "hits": self.hits,
             "state": self.state,
+            "required": self.required,
         }
 
 
@@ -110,9 +114,9 @@ class ObligationEvidence:
             return "vacuous"
         if self.inputs == 0:
             return "unexercised"
-        if any(t.state == "missed" for t in self.triggers):
+        if any(t.state == "missed" and t.required for t in self.triggers):
             return "unexercised"
-        if any(t.state == "unknown" for t in self.triggers):
+        if any(t.state == "unknown" and t.required for t in self.triggers):
             return "undecided"
         return "passed"
 
@@ -126,11 +130,12 @@ class ObligationEvidence:
             if self.inputs == 0:
                 why = self.note or "no valid input reached it"
             else:
-                missed = [t.description for t in self.triggers if t.state == "missed"]
+                missed = [t.description for t in self.triggers
+                          if t.state == "missed" and t.required]
                 why = "never hit: " + "; ".join(f"`{m}`" for m in missed)
             return f"{self.id} ({where}) unexercised: {why}"
         if status == "undecided":
-            gaps = [t.description for t in self.triggers if t.state == "unknown"]
+            gaps = [t.description for t in self.triggers if t.state == "unknown" and t.required]
             return (f"{self.id} ({where}) undecided: the tool could neither solve nor build an "
                     "input hitting " + "; ".join(f"`{g}`" for g in gaps)
                     + f" (the tool's limit, not the candidate's failure; passed on "

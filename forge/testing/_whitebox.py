@@ -5,8 +5,8 @@ case-mapping method (``lower``, ``upper``, ``casefold``, ...) says that letter c
 where this code may differ from the contract; ``strip``/``split`` say whitespace;
 ``isdigit``/``int`` say digits beyond ASCII. Each hint turns every explicit input (the
 solver's and the examples') into variants that differ exactly there: the case of the
-whole string or of one end, a space or newline at either end, the digits written in
-another script. A variant is used only when it is a valid input. The hints only ever add
+whole string or of one end, the two ends made a case-folding pair (``a...A``), a space
+or newline at either end, the digits written in another script. A variant is used only when it is a valid input. The hints only ever add
 inputs, so a candidate gains nothing by hiding what it calls.
 
 Blind round 2 (benchmarks/README.md): `code.lower() == code[::-1].lower()` against a
@@ -59,6 +59,9 @@ def _of_text(s: str, hints: frozenset[str]) -> list[str]:
     out: list[str] = []
     if "case" in hints and any(c.isalpha() for c in s):
         out += [s.swapcase(), s[0].swapcase() + s[1:], s[:-1] + s[-1].swapcase()]
+    if "case" in hints and len(s) >= 2:
+        # a case-folding pair at the two ends: equal only to code that folds case
+        out += ["a" + s[1:-1] + "A", "A" + s[1:-1] + "a"]
     if "space" in hints:
         out += [" " + s, s + " ", s + "\n", "\t" + s]
     if "digits" in hints and any("0" <= c <= "9" for c in s):

@@ -170,7 +170,8 @@ def test_white_box_hints_are_read_as_text_and_only_add_valid_variants() -> None:
     out = variants([{"s": "ab1", "n": 3}], {"s": STR, "n": INT}, frozenset({"case", "digits"}),
                    lambda i: len(str(i["s"])) <= 3)
     texts = [v["s"] for v in out]
-    assert texts == ["AB1", "Ab1", "ab\u0661", "ab\uff11"]  # "ab1" swapped at the end is itself
+    # "ab1" swapped at the end is itself; then the ends as a case-folding pair, the digits
+    assert texts == ["AB1", "Ab1", "abA", "Aba", "ab\u0661", "ab\uff11"]
     assert all(v["n"] == 3 for v in out)
 
 
