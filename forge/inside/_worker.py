@@ -995,6 +995,7 @@ def _coverage_functions(folder: str, sys: Any, monitoring: Any) -> tuple[Any, An
             pairs.clear()
         files: dict[str, Any] = {}
         left = most
+        table: dict[Any, Any]
         for table, key in ((lines, "lines"), (arcs, "arcs")):
             for code, items in table.items():
                 if not items or left <= 0:
@@ -1002,7 +1003,7 @@ def _coverage_functions(folder: str, sys: Any, monitoring: Any) -> tuple[Any, An
                 name = os.path.relpath(abspath(code.co_filename), prefix).replace(os.sep, "/")
                 bucket = files.setdefault(name, {"lines": [], "arcs": []})[key]
                 while items and left > 0:
-                    item = items.pop()
+                    item: Any = items.pop()
                     bucket.append(list(item) if key == "arcs" else item)
                     left -= 1
         more = any(lines.values()) or any(arcs.values())
@@ -1039,7 +1040,7 @@ def _branch_arc(where: list[tuple[int, int, int]], src: int, dst: int,
     """A branch event as an arc: from the line of ``src`` to the first line other than it
     that the code from ``dst`` on reaches (straight on, as laid out), else the exit."""
     here = next((line for s, e, line in where if s <= src < e), exit_line)
-    for s, e, line in where:
+    for _, e, line in where:
         if e > dst and line != here:
             return here, line
     return here, exit_line
@@ -1062,7 +1063,8 @@ class Tracing:
         self.mode = self._start()
 
     def take(self) -> dict[str, Any]:
-        return self._take(MAX_COVERAGE_ITEMS)
+        taken: dict[str, Any] = self._take(MAX_COVERAGE_ITEMS)
+        return taken
 
 
 # --------------------------------------------------------------------------- requests
