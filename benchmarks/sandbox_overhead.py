@@ -22,6 +22,10 @@ Measured in one run, because these machines are noisy (docs/decisions.md):
   guard (the ``permissive`` set-up), so the ratio of the two is the guard's cost; and the
   round trip of each, per call (the audit hook runs only on audited events, which a pure
   function raises none of; the judge/runner relay is in both);
+- **candidate coverage** (issue 13): the same property test through a process sandbox
+  that measures the candidate's lines and arcs (``coverage=True``, guard on, as ``derivative
+  run`` does by default); its ratio to the plain process variant, on the property test
+  and per round trip, is the cost of coverage per call;
 - **colocation** (``Limits.colocate``, on by default): the judging thread and the sandbox's
   processes share one CPU while a session is open; run with ``--no-colocate`` to see the
   cost of waking processes on another, idle CPU;
@@ -79,6 +83,7 @@ CONTRACT = "0" * 64
 SEED = 20240601
 GOALS = {"process": 1.5, "docker": 2.0}
 UNGUARDED = "unguarded"
+COVERED = "coverage"
 LIMITS = [Limits()]
 """The sandboxes' limits (``--no-colocate`` replaces it)."""
 VALUES = st.integers(min_value=-(10**9), max_value=10**9)
@@ -291,6 +296,11 @@ def open_variants(stack: contextlib.ExitStack, path: Path, backends: list[str],
             limits=LIMITS[0], guard=False))
         v.calls[UNGUARDED] = through(bare)
         v.sandboxes[UNGUARDED] = bare
+        covered = stack.enter_context(open_sandbox(
+            path, contract_sha256=CONTRACT, launcher=v.launchers["process"],
+            limits=LIMITS[0], coverage=True))
+        v.calls[COVERED] = through(covered)
+        v.sandboxes[COVERED] = covered
     return v
 
 
@@ -353,6 +363,8 @@ def report(o: Overhead) -> None:
               f"{o.best[name] / baseline:5.2f}x)")
     if UNGUARDED in o.best:
         print(f"  the runtime guard: process with it / without it  {guard_cost(o)}")
+    if COVERED in o.best:
+        print(f"  candidate coverage: process with it / without it  {coverage_cost(o)}")
     print(f"channel round trips ({o.calls} calls) and sandbox start-up "
           f"(medians of {o.starts})")
     for name, (opened, closed) in o.start_close.items():
@@ -373,6 +385,14 @@ def guard_cost(o: Overhead) -> str:
             f"({1e6 / o.rates['process'] - 1e6 / o.rates[UNGUARDED]:+.1f} us a call)")
 
 
+def coverage_cost(o: Overhead) -> str:
+    """Measuring the candidate's lines and arcs (``Limits`` alike, guard on in both): on
+    the property test, and per round trip."""
+    return (f"{o.best[COVERED] / o.best['process']:5.2f}x on the property test, "
+            f"{o.rates['process'] / o.rates[COVERED]:5.2f}x per round trip "
+            f"({1e6 / o.rates[COVERED] - 1e6 / o.rates['process']:+.1f} us a call)")
+
+
 def _backend_row(o: Overhead, name: str) -> TableRow:
     """One backend's goal row; "not measured" (met unknown) when the machine lacks it."""
     baseline = f"in-process {o.best['in-process']:.3f} s"
@@ -389,6 +409,8 @@ def _backend_row(o: Overhead, name: str) -> TableRow:
               f"best of {o.repeat}")
     if name == "process" and UNGUARDED in o.best:
         detail += f"; the runtime guard: {' '.join(guard_cost(o).split())}"
+    if name == "process" and COVERED in o.best:
+        detail += f"; candidate coverage: {' '.join(coverage_cost(o).split())}"
     return table_row("sandbox_overhead", figure, baseline=baseline, ratio=o.ratio(name),
                      goal=goal, met=o.ratio(name) <= GOALS[name], detail=detail)
 

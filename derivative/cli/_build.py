@@ -70,6 +70,9 @@ def arguments(p: argparse.ArgumentParser) -> None:
                    metavar="N", help="repairs a generator may make after its first attempt "
                    f"(default {BuildOptions.max_repairs}); only with --generator")
     add_examples(p, BuildOptions.examples)
+    p.add_argument("--require-coverage", action="store_true",
+                   help="fail the validation when a line of the candidate ran under no "
+                        "judged input (the lines are listed); by default they are reported")
     add_seed(p, "a random seed (default: derandomised, the same inputs every build)")
     add_events(p)
     p.add_argument("--state", default=BuildOptions.state, metavar="DIR",
@@ -121,7 +124,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         candidate=args.candidate, generator=generator, synth=bool(args.synth),
         module=args.module, sandbox=args.sandbox, policy=args.policy, out=args.out,
         max_repairs=max_repairs, examples=args.examples, seed=args.seed,
-        state=args.state, image=args.image,
+        state=args.state, image=args.image, require_coverage=bool(args.require_coverage),
     )
     with events_to(args.events), gates(stderr, json_output=args.json,
                                        title=f"build {loaded.name}") as progress:

@@ -31,6 +31,7 @@ from ._arguments import (
     add_seed,
     add_specs,
     events_to,
+    example_count,
     load_specs,
     positive_seconds,
     refuse_with,
@@ -53,6 +54,12 @@ def arguments(p: argparse.ArgumentParser) -> None:
                    "the engine and image are there, else the process sandbox)")
     add_policy(p, "the posture policy: default, permissive, or a policy .json file")
     add_examples(p, RunOptions.examples)
+    p.add_argument("--max-examples", type=example_count, default=RunOptions.max_examples,
+                   metavar="N", help="generated inputs per function at most while the "
+                   f"candidate's coverage still grows (default {RunOptions.max_examples})")
+    p.add_argument("--no-coverage", action="store_true",
+                   help="do not measure the candidate's line and branch coverage (and do not "
+                        "generate inputs beyond --examples)")
     p.add_argument("--json", action="store_true", help="print the derivative.run/v1 document")
     p.add_argument("--verbose", action="store_true",
                    help="interleavings also name the bytecode instructions (where each "
@@ -82,6 +89,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     options = RunOptions(
         candidate=args.candidate, module=args.module, sandbox=args.sandbox,
         policy=args.policy, examples=args.examples, seed=args.seed,
+        coverage=not args.no_coverage, max_examples=args.max_examples,
         limits=Limits(call_timeout=args.call_timeout, run_timeout=args.run_timeout),
         image=args.image, verbose=bool(args.verbose),
     )

@@ -37,6 +37,9 @@ class BuildOptions:
     package: bool = True
     """Write a package for a ``verified`` build."""
     generator_timeout: float = 300.0
+    require_coverage: bool = False
+    """A candidate with executable lines no judged input ran is ``validation_failed``
+    (those lines listed); by default the ``coverage`` gate only reports them."""
 
     def source_count(self) -> int:
         return sum((self.candidate is not None, self.generator is not None, self.synth))

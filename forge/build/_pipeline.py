@@ -293,6 +293,7 @@ class _Attempts(_Build):
         ), launcher=self.launcher, unknowns=self.unknowns, progress=self.progress)
         judged.run = run
         judged.gates.extend(_run_gates(run))
+        judged.gates.extend(_coverage_gate(run, self.options.require_coverage))
         if layout.tests and run.status not in ("sandbox_unavailable", "sandbox_policy_violation"):
             self.progress("own tests", f"{len(layout.tests)} test file(s), never evidence")
             everything = stage(layout, layout.files, self.work / f"all-{attempt.number}")
@@ -321,6 +322,11 @@ class _Attempts(_Build):
                 "evidence gathered under a non-enforcing policy is never verified")
         if not run.receipts:  # pragma: no cover - a bug guard: no verdict without receipts
             raise AssertionError("a passed run without receipts")
+        never = _never_run(run)
+        if self.options.require_coverage and never:
+            return "validation_failed", (
+                f"every obligation passed, but no judged input ran {never}; "
+                "--require-coverage asks that every line be reached")
         return "verified", run.reason
 
     def _validation(self, judged: Judged, status: str, reason: str) -> Validation:
@@ -382,6 +388,37 @@ def _run_gates(run: RunReport) -> list[dict[str, str]]:
                        ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
                        + f"; {judged} judged inputs"))
     return gates
+
+
+def _never_run(run: RunReport) -> str:
+    """``N line(s) of the candidate: mod.py:3, ...``; empty when every line ran or
+    coverage was not measured."""
+    strength = run.strength() or {}
+    figures = strength.get("coverage")
+    if not figures or not figures["never_run_count"]:
+        return ""
+    n = figures["never_run_count"]
+    listed = ", ".join(figures["never_run"])
+    more = n - len(figures["never_run"])
+    return (f"{n} line{'s' if n != 1 else ''} of the candidate: {listed}"
+            + (f" (and {more} more)" if more > 0 else ""))
+
+
+def _coverage_gate(run: RunReport, required: bool) -> list[dict[str, str]]:
+    """The ``coverage`` gate: what the judged inputs ran of the candidate."""
+    strength = run.strength()
+    if strength is None or run.coverage is None:
+        return []
+    figures = strength.get("coverage")
+    if figures is None:
+        return [_gate("coverage", "failed", "the coverage answer was refused as forged")]
+    text = (f"{figures['lines_run']} of {figures['lines']} lines, {figures['branches_run']} "
+            f"of {figures['branches']} branches")
+    never = _never_run(run)
+    if not never:
+        return [_gate("coverage", "passed", text)]
+    return [_gate("coverage", "failed" if required else "reported",
+                  f"{text}; code no input reached: {never}")]
 
 
 # --------------------------------------------------------------------------- the whole build

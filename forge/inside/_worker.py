@@ -73,6 +73,10 @@ Protocol (one request at a time; every response echoes the request's ``id``)::
         "calls": [[OP, [ARGS]], ...], "limit": N, "timeout": SECONDS, "batch": K}}
     -> {"id": n, "op": "explore_next"}      more runs of the same search
     -> {"id": n, "op": "explore_close"}     discard it (a new explore does too)
+    -> {"id": n, "op": "coverage"}          lines and arcs of the candidate's files run since
+                                            the last ask (``load`` with ``"coverage": true``)
+    <- {"id": n, "ok": true, "value": {"files": {PATH: {"lines": [L, ...],
+        "arcs": [[FROM, TO], ...]}}, "more": bool}}   PATH relative to the candidate's folder
     <- {"id": n, "ok": true, "value": {"runs": [RUN, ...], "more": bool}}
        RUN = {"schedule": text, "setup": [OUTCOME...], "outcomes": [OUTCOME...],
               "trace": text, "deadlock": bool};  OUTCOME = {"ok": true, "value": V} |
@@ -875,6 +879,194 @@ class Exploration:
                 return
 
 
+# --------------------------------------------------------------------------- coverage
+#
+# Which lines and arcs of the candidate's own files ran (issue 13, "candidate coverage as
+# evidence").  The tracer is set up in the runner by ``load``, before the candidate is
+# imported and before the guard closes, so its own ``sys.settrace`` (or its
+# ``sys.monitoring`` tool) raises no event the guard would refuse; the candidate's own
+# tracing stays refused (``sys.settrace``, ``sys.setprofile``,
+# ``sys.monitoring.register_callback``).  Only code objects whose file lies below the
+# candidate's folder are followed: everything else (this worker, the standard library)
+# costs one look-up per code object.  ``sys.gettrace`` answers None afterwards, so the
+# tracer cannot be fetched from ``sys``; its functions run over a namespace of their own
+# (``_rehomed``), and what they record sits in their closure only.  The host trusts none
+# of it (``forge/run/_coverage.py``): every line is checked against the candidate's source,
+# which the host parses itself, and the figures only count lines the host itself found
+# executable.  On Python < 3.12 ``sys.settrace`` gives lines and arcs (``(last line, line)``
+# in one frame, the entry and exit as ``-co_firstlineno``); on 3.12+ ``sys.monitoring``
+# gives lines (each disabled once seen) and branches, reported as the arc from the
+# branch's line to the first other line its destination reaches.  Interleavings explored
+# on threads are measured on 3.12+ only (the explorer owns its threads' tracer before).
+
+COVERAGE_TOOL = 1
+"""``sys.monitoring.COVERAGE_ID``."""
+
+MAX_COVERAGE_ITEMS = 40_000
+"""Lines and arcs in one ``coverage`` answer at most (the rest comes with the next)."""
+
+
+def _coverage_functions(folder: str, sys: Any, monitoring: Any) -> tuple[Any, Any]:
+    """``(start, take)``: ``start()`` installs the tracer; ``take(most)`` hands over what
+    was recorded since the last ``take`` (at most ``most`` items) and forgets it."""
+    lines: dict[Any, set[int]] = {}
+    arcs: dict[Any, set[tuple[int, int]]] = {}
+    mine_of: dict[Any, bool] = {}
+    abspath = os.path.abspath
+    prefix = abspath(folder) + os.sep
+
+    def mine(code: Any) -> bool:
+        known = mine_of.get(code)
+        if known is None:
+            name = code.co_filename
+            known = mine_of[code] = (type(name) is str and not name.startswith("<")
+                                     and abspath(name).startswith(prefix))
+        return known
+
+    def sets(code: Any) -> tuple[set[int], set[tuple[int, int]]]:
+        seen = lines.get(code)
+        if seen is None:
+            seen = lines[code] = set()
+        went = arcs.get(code)
+        if went is None:
+            went = arcs[code] = set()
+        return seen, went
+
+    def global_trace(frame: Any, event: str, arg: Any) -> Any:
+        code = frame.f_code
+        if event != "call" or not mine(code):
+            return None
+        seen, went = sets(code)
+        first = -code.co_firstlineno
+        last = first
+
+        def local_trace(frame: Any, event: str, arg: Any) -> Any:
+            nonlocal last
+            if event == "line":
+                line = frame.f_lineno
+                seen.add(line)
+                went.add((last, line))
+                last = line
+            elif event == "return":
+                went.add((last, first))
+            return local_trace
+
+        return local_trace
+
+    branches: dict[Any, set[tuple[int, int]]] = {}
+
+    def on_start(code: Any, offset: int) -> Any:
+        if mine(code):
+            events = monitoring.events
+            monitoring.set_local_events(COVERAGE_TOOL, code, events.LINE | _branch_events(events))
+        return monitoring.DISABLE
+
+    def on_line(code: Any, line: int) -> Any:
+        sets(code)[0].add(line)
+        return monitoring.DISABLE
+
+    def on_branch(code: Any, src: int, dst: int) -> Any:
+        pairs = branches.get(code)
+        if pairs is None:
+            pairs = branches[code] = set()
+        pairs.add((src, dst))
+        return None
+
+    def start() -> str:
+        if monitoring is None:
+            sys.settrace(global_trace)
+            sys.gettrace = _no_trace
+            return "settrace"
+        events = monitoring.events
+        monitoring.use_tool_id(COVERAGE_TOOL, "derivative-coverage")
+        monitoring.register_callback(COVERAGE_TOOL, events.PY_START, on_start)
+        monitoring.register_callback(COVERAGE_TOOL, events.LINE, on_line)
+        for event in _branch_list(events):
+            monitoring.register_callback(COVERAGE_TOOL, event, on_branch)
+        monitoring.set_events(COVERAGE_TOOL, events.PY_START)
+        return "monitoring"
+
+    def take(most: int) -> dict[str, Any]:
+        for code, pairs in list(branches.items()):
+            went = sets(code)[1]
+            where = _line_table(code)
+            for src, dst in pairs:
+                went.add(_branch_arc(where, src, dst, -code.co_firstlineno))
+            pairs.clear()
+        files: dict[str, Any] = {}
+        left = most
+        table: dict[Any, Any]
+        for table, key in ((lines, "lines"), (arcs, "arcs")):
+            for code, items in table.items():
+                if not items or left <= 0:
+                    continue
+                name = os.path.relpath(abspath(code.co_filename), prefix).replace(os.sep, "/")
+                bucket = files.setdefault(name, {"lines": [], "arcs": []})[key]
+                while items and left > 0:
+                    item: Any = items.pop()
+                    bucket.append(list(item) if key == "arcs" else item)
+                    left -= 1
+        more = any(lines.values()) or any(arcs.values())
+        return {"files": files, "more": more}
+
+    return start, take
+
+
+def _no_trace() -> None:
+    """``sys.gettrace`` once the coverage tracer is in: nothing to see."""
+    return None
+
+
+def _branch_events(events: Any) -> int:
+    mask = 0
+    for event in _branch_list(events):
+        mask |= event
+    return mask
+
+
+def _branch_list(events: Any) -> list[int]:
+    """``BRANCH_LEFT`` and ``BRANCH_RIGHT`` where they exist (3.14), else ``BRANCH``."""
+    left = getattr(events, "BRANCH_LEFT", None)
+    return [left, events.BRANCH_RIGHT] if left is not None else [events.BRANCH]
+
+
+def _line_table(code: Any) -> list[tuple[int, int, int]]:
+    """``(start, end, line)`` of each instruction range that has a line, in order."""
+    return [(s, e, line) for s, e, line in code.co_lines() if line is not None]
+
+
+def _branch_arc(where: list[tuple[int, int, int]], src: int, dst: int,
+                exit_line: int) -> tuple[int, int]:
+    """A branch event as an arc: from the line of ``src`` to the first line other than it
+    that the code from ``dst`` on reaches (straight on, as laid out), else the exit."""
+    here = next((line for s, e, line in where if s <= src < e), exit_line)
+    for _, e, line in where:
+        if e > dst and line != here:
+            return here, line
+    return here, exit_line
+
+
+class Tracing:
+    """The runner's coverage tracer: ``start`` before the candidate is imported, ``take``
+    for the ``coverage`` request."""
+
+    def __init__(self, folder: str) -> None:
+        home: dict[str, Any] = {"__builtins__": _builtins, "os": os, "Any": Any,
+                                "__name__": "_derivative_sandbox", "COVERAGE_TOOL": COVERAGE_TOOL}
+        for function in (_no_trace, _branch_events, _branch_list, _line_table, _branch_arc):
+            home[function.__name__] = _rehomed(function, home)
+        make = _rehomed(_coverage_functions, home)
+        self.mode = ""
+        self._start, self._take = make(folder, sys, getattr(sys, "monitoring", None))
+
+    def start(self) -> None:
+        self.mode = self._start()
+
+    def take(self) -> dict[str, Any]:
+        taken: dict[str, Any] = self._take(MAX_COVERAGE_ITEMS)
+        return taken
+
+
 # --------------------------------------------------------------------------- requests
 
 
@@ -896,6 +1088,7 @@ class Worker:
         self.exploration: Exploration | None = None
         self.explorer: Any = None
         self.alarm_fd: int | None = None
+        self.tracing: Tracing | None = None
 
     def reply(self, rid: Any, value: Any) -> None:
         self.channel.send({"id": rid, "ok": True, "value": value})
@@ -911,6 +1104,9 @@ class Worker:
             sys.path.insert(0, self.candidate_dir)
         sys.dont_write_bytecode = True
         hide_worker()
+        if args.get("coverage") and self.tracing is None:
+            self.tracing = Tracing(self.candidate_dir)
+            self.tracing.start()  # before the guard closes: the candidate's own stays refused
         if args.get("guard"):
             explorer = os.path.join(self.tools_dir, EXPLORER_FILE)
             install_guard(Guard(self.alarm_fd, [self.candidate_dir, self.tools_dir],
@@ -1138,6 +1334,12 @@ class Worker:
             self.explore_batch(rid)
         elif op == "explore_close":
             self.reply(rid, {"closed": self.close_exploration()})
+        elif op == "coverage":
+            if self.tracing is None:
+                self.fail(rid, _synthetic("SandboxProtocolError", "ValueError",
+                                          "coverage was not asked for at load", "protocol"))
+            else:
+                self.reply(rid, self.tracing.take())
         else:
             self.fail(rid, _synthetic("SandboxProtocolError", "ValueError",
                                       f"unknown op {op!r}", "protocol"))

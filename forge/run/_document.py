@@ -105,6 +105,36 @@ class ReplayInfo(_Model):
         description="answers that differed (any makes the run failed: nondeterministic)")
 
 
+class CoverageFigures(_Model):
+    """What the judged inputs ran of the candidate's own code, measured in the sandbox and
+    checked on the host against the source it parsed itself (``_coverage.py``)."""
+
+    lines: int = Field(ge=0, description="the candidate's executable lines (statements)")
+    lines_run: int = Field(ge=0, description="of those, the lines some input ran")
+    branches: int = Field(ge=0, description="branch outcomes (taken and not taken of each "
+                          "if, elif, while and for whose body starts on its own line)")
+    branches_run: int = Field(ge=0, description="of those, the outcomes some input took")
+    never_run: list[str] = Field(description="FILE:LINE of executable lines no input ran "
+                                 "(the first 200)")
+    never_run_count: int = Field(ge=0, description="executable lines no input ran, in all")
+    branches_missed: list[str] = Field(description="FILE:LINE (taken|not taken) of branch "
+                                       "outcomes no input took (the first 200)")
+    branches_missed_count: int = Field(ge=0, description="branch outcomes missed, in all")
+    lower_bound: bool = Field(description="a sandbox ended before its measurements were "
+                              "collected: the figures are at least these")
+
+
+class InputBudget(_Model):
+    """How far input generation went while candidate coverage still grew."""
+
+    examples: int = Field(ge=0, description="generated inputs per round")
+    max_examples: int = Field(ge=0, description="generated inputs per function at most")
+    rounds: int = Field(ge=0, description="rounds run, summed over functions")
+    stopped: dict[str, str] = Field(
+        description="functions whose coverage still grew when generation stopped, and "
+                    "what stopped it: 'examples' (the budget) or 'time' (the safety net)")
+
+
 class EvidenceStrength(_Model):
     """How strong the evidence is, in figures (the text report's ``evidence:`` line)."""
 
@@ -118,6 +148,12 @@ class EvidenceStrength(_Model):
     white_box_hints: list[str] = Field(
         description="what the candidate's source (read as text) made the engine vary in "
                     "string inputs: case, space, digits")
+    coverage: CoverageFigures | None = Field(
+        default=None, description="the candidate's lines and branches the inputs ran; null "
+                                  "when not measured or when an answer was forged")
+    budget: InputBudget | None = Field(
+        default=None, description="input generation while coverage grew; null when "
+                                  "coverage was not measured")
 
 
 class RunDocument(_Model):

@@ -50,6 +50,8 @@ from ..sandbox import BackendName, Launcher, Limits, RunReceipt, Sandbox, open_s
 from ..testing import Engine, EngineOptions, RunEvidence, hints_of
 from ._caller import SandboxCaller
 from ._candidate import refuse_unreadable
+from ._coverage import CoverageLedger, collect, map_candidate
+from ._coverage_text import coverage_lines, coverage_phrase
 from ._document import RunDocument, RunStatus
 from ._early import EarlySandbox
 from ._replay import Recording, replay
@@ -90,6 +92,12 @@ class RunOptions:
     """The Docker image (None: ``forge.sandbox.DEFAULT_TAG``); never pulled."""
     verbose: bool = False
     """Interleavings in the report name the bytecode instructions (``EngineOptions``)."""
+    coverage: bool = True
+    """Measure which of the candidate's lines and branches the judged inputs ran (inside
+    the sandbox; checked on the host, ``_coverage.py``), and keep generating inputs for a
+    function while that still grows, up to ``max_examples``."""
+    max_examples: int = EngineOptions.max_examples
+    """Generated inputs per function at most while coverage still grows."""
 
 
 @dataclass
@@ -110,6 +118,8 @@ class RunReport:
     replay: dict[str, Any] | None = None
     hints: list[str] = field(default_factory=list)
     """White-box hints the engine used (``_whitebox``)."""
+    coverage: CoverageLedger | None = None
+    """What the judged inputs ran of the candidate (None: not measured)."""
 
     @property
     def exit_code(self) -> int:
@@ -154,7 +164,20 @@ class RunReport:
             "counterexamples": sum(1 for o in self.evidence.obligations
                                    if o.counterexample is not None),
             "white_box_hints": list(self.hints),
+            "coverage": None if self.coverage is None else self.coverage.figures(),
+            "budget": self.budget(),
         }
+
+    def budget(self) -> dict[str, Any] | None:
+        """How far input generation went while coverage grew (``InputBudget``)."""
+        if self.coverage is None or self.evidence is None:
+            return None
+        stats = [(k, v) for k, v in self.evidence.stats.items()
+                 if isinstance(v, dict) and "rounds" in v]
+        return {"examples": self.options.examples, "max_examples": self.options.max_examples,
+                "rounds": sum(int(v["rounds"]) for _, v in stats),
+                "stopped": {k: str(v["coverage_stop"]) for k, v in stats
+                            if v.get("coverage_stop") in ("examples", "time")}}
 
     def strength_line(self) -> str | None:
         """``evidence: 57 of 57 contract targets reached (3 impossible), 612 judged inputs,
@@ -168,8 +191,9 @@ class RunReport:
         return (f"evidence: {f['reached']} of {f['targets']} contract targets reached"
                 + (f" ({', '.join(extra)})" if extra else "")
                 + f", {f['inputs']} judged inputs, {f['counterexamples']} shrunk "
-                f"counterexample{'s' if f['counterexamples'] != 1 else ''}, white-box "
-                f"hints: {hints}")
+                f"counterexample{'s' if f['counterexamples'] != 1 else ''}, "
+                + coverage_phrase(f["coverage"], self.coverage is not None)
+                + f", white-box hints: {hints}")
 
     def to_json(self) -> dict[str, Any]:
         return self.document().model_dump(mode="json")
@@ -201,6 +225,7 @@ class RunReport:
             strength = self.strength_line()
             if strength:
                 lines.append(strength)
+            lines.extend(coverage_lines(self.strength()))
             lines.extend(self.evidence.explanations())
         if self.replay is not None:
             bad = len(self.replay["mismatches"])
@@ -309,6 +334,7 @@ def judge_candidate(
             options.candidate, module=options.module, kind=options.sandbox,
             contract_sha256=spec["sha256"], binds=_binds(info), limits=options.limits,
             image=options.image, launcher=launcher, guard=verdict.enforced,
+            coverage=options.coverage,
         )
     except SandboxUnavailable as exc:
         report.status = "sandbox_unavailable"
@@ -371,19 +397,29 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
     base = settings(derandomize=options.seed is None)
     hints = _hints(sandbox)
     report.hints = sorted(hints)
+    ledger = None
+    if options.coverage:
+        ledger = CoverageLedger(map_candidate(sandbox.staged.candidate_dir, sandbox.staged.files))
     engine = Engine(
         info, SandboxCaller(sandbox, recording),
         EngineOptions(examples=options.examples, settings=base, seed=options.seed,
-                      verbose=options.verbose, hints=hints),
+                      verbose=options.verbose, hints=hints,
+                      growth=None if ledger is None else functools.partial(collect, sandbox,
+                                                                           ledger),
+                      max_examples=options.max_examples),
         target=options.candidate, progress=progress,
     )
     try:
         evidence = engine.run()
+        if ledger is not None:
+            collect(sandbox, ledger)
+            ledger.lost = ledger.lost or sandbox.restarts > 0
     except SandboxUnavailable as exc:
         report.status = "sandbox_unavailable"
         report.reason = (f"the {sandbox.backend} sandbox became unavailable during the run: "
                          f"{exc}; nothing was judged")
         return
+    report.coverage = ledger
     report.evidence = evidence
     report.unknowns = list(dict.fromkeys([*report.unknowns, *evidence.unknowns]))
     if sandbox.refusals:
@@ -391,6 +427,11 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
         report.status = "sandbox_policy_violation"
         report.reason = (f"the runtime guard refused {refusal.event} ({refusal.where}): the "
                          "candidate did at run time what the policy forbids")
+        return
+    if ledger is not None and ledger.rejected is not None:
+        report.status = "sandbox_policy_violation"
+        report.reason = (f"the sandbox's coverage answer was forged ({ledger.rejected}): none "
+                         "of the session's answers can be trusted")
         return
     if sandbox.tainted:
         report.status = "sandbox_policy_violation"

@@ -404,6 +404,8 @@ class Sandbox:
     """Whether the runner installs the runtime guard (off only under a non-enforcing policy)."""
     refusals: list[GuardRefusal] = field(default_factory=list)
     """What the runtime guard refused; one refusal ends the session (no fresh start)."""
+    coverage: bool = False
+    """Whether the runner measures which of the candidate's lines and arcs run."""
     _current: _Current | None = None
     _generation: int = 0
     _next_id: int = 1
@@ -481,7 +483,8 @@ class Sandbox:
         self._last_image = running.image_id
         self.load_result = self._request(
             {"op": "load", "target": self.staged.module,
-             "args": {"binds": dict(self.binds), "guard": self.guard}},
+             "args": {"binds": dict(self.binds), "guard": self.guard,
+                      "coverage": self.coverage}},
             count=False,
             decode=False,
         )
@@ -808,6 +811,20 @@ class Sandbox:
         ):
             self._violation("explore_close was not answered as asked")
 
+    def coverage_data(self) -> CallResult:
+        """What the running sandbox measured of the candidate's lines and arcs since the
+        last ask (``value``: the worker's raw answer, which only the caller can check: the
+        sandbox does not read the candidate's source).  Never starts a sandbox: after a
+        restart what the dead one measured since the last ask is lost (``crashed``)."""
+        if not self.coverage or self._current is None or self._closed or self.refusals:
+            return CallResult("crashed", detail="no running sandbox measures coverage")
+        return self._request({"op": "coverage"}, count=False, decode=False)
+
+    def reject(self, reason: str) -> CallResult:
+        """The caller found an answer forged (coverage that is not the candidate's): the
+        session is tainted and the sandbox stopped, as for a malformed frame."""
+        return self._violation(reason)
+
     def _explore_answer(self, result: CallResult, exploring: _Exploring) -> CallResult:
         if not result.ok:
             return result
@@ -866,12 +883,14 @@ def open_sandbox(
     launcher: Launcher | None = None,
     guard: bool = True,
     avoid: str = "",
+    coverage: bool = False,
 ) -> Sandbox:
     """Stage ``candidate`` and return an (unstarted) session; use it as a context manager.
 
     ``binds`` maps spec names to ``"module:attr"`` (the spec's ``bind`` declarations);
     ``guard`` installs the runtime guard in the runner (docs/threat-model.md); ``avoid``
-    is a candidate folder the staging must not show the candidate at (the replay's).
+    is a candidate folder the staging must not show the candidate at (the replay's);
+    ``coverage`` has the runner measure the candidate's lines and arcs (``coverage``).
     """
     chosen = launcher or make_launcher(kind, image=image)
     staged = stage_candidate(candidate, module, avoid=avoid)
@@ -881,4 +900,4 @@ def open_sandbox(
             shutil.rmtree(staged.root, ignore_errors=True)
             raise UsageError(f"bind {name} to {target!r}: expected \"module:attr\"")
     return Sandbox(chosen, staged, contract_sha256, dict(binds or {}), limits or Limits(),
-                   guard=guard)
+                   guard=guard, coverage=coverage)

@@ -31,6 +31,7 @@ counts in ``_counting.py``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -113,6 +114,17 @@ class EngineOptions:
     hints: frozenset[str] = frozenset()
     """What the candidate's source does to strings (``_whitebox.hints_of``): explicit
     inputs get variants that differ there."""
+    growth: Callable[[], int] | None = None
+    """New candidate coverage (lines and arcs) since it was last asked, or None when
+    coverage is not measured.  With it, a function's property runs again, ``examples``
+    fresh inputs a round, while the last round still added coverage."""
+    max_examples: int = 800
+    """Generated inputs per function at most while coverage still grows (the
+    deterministic budget; docs/decisions.md gives its measurement)."""
+    max_seconds: float = 120.0
+    """Seconds of further rounds per function at most: only a safety net, whose firing
+    is reported (``stats[...]["coverage_stop"] == "time"``) and never decides a verdict
+    silently."""
 
 
 class Engine:
@@ -420,12 +432,60 @@ class Engine:
                 if counts.valid_inputs == 0:
                     counts.stopped = False
             break
+        rounds, stop = 1, None
+        if not failures and note is None and self.options.growth is not None:
+            rounds, stop = self._grow(name, names, judge, plan, gen, counts, masked, failures)
         self.stats[name] = {
             "valid_inputs": counts.valid_inputs,
             "explicit_inputs": len(explicit),
             "generated": vars(gen.stats),
         }
+        if self.options.growth is not None:
+            self.stats[name].update({"rounds": rounds, "coverage_stop": stop})
         return counts, failures, note
+
+    def _grow(
+        self, name: str, names: Sequence[str], judge: Judge, plan: Plan, gen: InputGen,
+        counts: _Counts, masked: set[str],
+        failures: dict[str, tuple[Failure, dict[str, Any] | None]],
+    ) -> tuple[int, str]:
+        """Further rounds of ``examples`` fresh inputs while the last round added candidate
+        coverage: ``(rounds run in all, why they stopped)``, one of ``plateau`` (a round
+        added nothing), ``examples`` (``max_examples`` spent), ``time`` (the safety net)
+        and ``failed`` (a round found a counterexample, now in ``failures``).  Each round
+        has its own seed, derived from the run's, so the inputs are the same on every
+        machine; only the time net depends on speed, and its firing is reported."""
+        growth = self.options.growth
+        assert growth is not None
+        per = max(self.options.examples, 1)
+        started = time.monotonic()
+        rounds = 1
+        while growth() > 0:
+            if (rounds + 1) * per > self.options.max_examples:
+                return rounds, "examples"
+            if time.monotonic() - started > self.options.max_seconds:
+                return rounds, "time"
+            rounds += 1
+            body = self._function_body(name, names, judge, plan, counts, masked, [])
+            test = given(gen.strategy(self._regions(name)))(body)
+            test = self._settings(max_examples=per)(test)
+            test = seed(((self.options.seed or 0) << 8) + rounds)(test)
+            try:
+                test()
+            except _Failed as exc:
+                for f in exc.failures:
+                    failures.setdefault(f.obligation_id, (f, None))
+                return rounds, "failed"
+            except Flaky as exc:
+                first = first_failure(exc, _Failed)
+                if first is None:
+                    raise
+                for f in first.failures:
+                    failures.setdefault(f.obligation_id, nondeterministic(f, None))
+                return rounds, "failed"
+            except (Unsatisfiable, FailedHealthCheck):
+                return rounds, "plateau"
+        return rounds, "plateau"
 
     def _function_body(
         self, name: str, names: Sequence[str], judge: Judge, plan: Plan, counts: _Counts,

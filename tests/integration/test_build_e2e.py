@@ -112,7 +112,8 @@ def test_verified_builds_a_package_that_verifies(run_build: BuildFn, tmp_path: P
     assert verify_package(report.package).ok
     gates = {g["gate"]: g["status"] for g in doc["gates"]}
     assert gates == {"posture": "passed", "sandbox": "passed", "import": "passed",
-                     "obligations": "passed", "own_tests": "reported", "sufficiency": "passed"}
+                     "obligations": "passed", "coverage": "passed", "own_tests": "reported",
+                     "sufficiency": "passed"}
     validation = json.loads((report.folder / "validation_artifact.json").read_text())
     own = validation["attempts"][0]["own_tests"]
     assert [t["status"] for t in own["results"]] == ["passed", "passed"]
