@@ -143,8 +143,15 @@ def original(s: Subject) -> Mutant:
     return Mutant(s.name, -1, 0, "original", f"{s.name}:0:original")
 
 
+def wrong(s: Subject) -> Mutant:
+    """A corpus case's ``wrong.py`` as a pseudo-mutant (index -2)."""
+    return Mutant(s.name, -2, 0, "wrong.py", f"{s.name}:0:wrong.py")
+
+
 def mutant_text(m: Mutant) -> str:
     s = subject(m.subject)
+    if m.index == -2:
+        return (s.source.parent / "wrong.py").read_text(encoding="utf-8")
     source = s.source.read_text(encoding="utf-8")
     if m.index < 0:
         return source
@@ -152,5 +159,14 @@ def mutant_text(m: Mutant) -> str:
     return mutate(source, site)
 
 
-__all__ = ["Mutant", "Subject", "all_subjects", "mutant_text", "mutants_of", "original", "pick",
-           "subject"]
+__all__ = [
+    "Mutant",
+    "Subject",
+    "all_subjects",
+    "mutant_text",
+    "mutants_of",
+    "original",
+    "pick",
+    "subject",
+    "wrong",
+]

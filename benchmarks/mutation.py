@@ -57,6 +57,7 @@ from benchmarks._mutation_subjects import (  # noqa: E402
     original,
     pick,
     subject,
+    wrong,
 )
 from benchmarks._mutation_worker import run_sandboxed  # noqa: E402
 from benchmarks._rows import TableRow, table_row  # noqa: E402
@@ -68,6 +69,9 @@ QUICK_CASES = ["age_category_boundary", "enum_member_mistake", "list_max_empty",
 """``run_all``'s subset: boundaries, an enum, raises, and the shapes of issue 13's two
 false passes."""
 Result = dict[str, Any]
+FALSE_PASS_CASES = ("palindrome_case_sensitive", "monotonic_direction")
+"""Corpus cases of the shape of issue 13's two false passes: their ``wrong.py`` is judged
+too, and the summary says whether it was caught."""
 
 
 # --------------------------------------------------------------------------- workers
@@ -170,6 +174,8 @@ class Score:
     results: list[Result]
     elapsed: float
     settings: dict[str, Any] = field(default_factory=dict)
+    false_passes: dict[str, Result] = field(default_factory=dict)
+    """``FALSE_PASS_CASES``' wrong implementations and their verdicts."""
 
     def pairs(self) -> list[tuple[Mutant, Result]]:
         return list(zip(self.todo, self.results, strict=True))
@@ -209,6 +215,9 @@ def measure(subjects: list[Subject], examples: int | None, jobs: int, timeout: f
     started = time.perf_counter()
     originals = judge_all([original(s) for s in subjects], examples, jobs, timeout, sandbox)
     broken = {s.name: r for s, r in zip(subjects, originals, strict=True) if r["killed"]}
+    shapes = [s for s in subjects if s.name in FALSE_PASS_CASES]
+    false_passes = dict(zip([s.name for s in shapes], judge_all(
+        [wrong(s) for s in shapes], examples, jobs, timeout, sandbox), strict=True))
     todo = [m for s in subjects if s.name not in broken for m in mutants_of(s)]
     if progress is not None:
         progress.write(f"{len(todo)} mutants of {len(subjects) - len(broken)} subjects\n")
@@ -216,7 +225,7 @@ def measure(subjects: list[Subject], examples: int | None, jobs: int, timeout: f
     return Score(subjects, broken, todo, results, time.perf_counter() - started,
                  {"examples": examples or "default (100)", "jobs": jobs, "timeout": timeout,
                   "mode": "sandbox (derivative run --sandbox process)" if sandbox
-                  else "in process (the run's engine and options)"})
+                  else "in process (the run's engine and options)"}, false_passes)
 
 
 # --------------------------------------------------------------------------- the report
@@ -259,6 +268,9 @@ def summary(score: Score) -> str:
     for name, r in score.broken.items():
         out.append(f"LEFT OUT {name}: the unchanged implementation does not pass "
                    f"({r.get('why') or ', '.join(r.get('failed', []) + r.get('unexercised', []))})")
+    for name, r in score.false_passes.items():
+        verdict = "caught" if r["killed"] else "NOT CAUGHT (a false pass)"
+        out.append(f"ISSUE 13 SHAPE {name}/wrong.py: {verdict}")
     out.append(f"SURVIVORS ({len(score.alive)}, not judged equivalent):")
     out += [f"  {m.key}    | {_source_line(m)}" for m in score.alive]
     out.append(f"EQUIVALENT survivors ({equiv}):")
@@ -275,13 +287,32 @@ def _commit() -> str:
     return done.stdout.strip() or "unknown"
 
 
-def to_json(score: Score) -> list[dict[str, Any]]:
-    return [{"mutant": m.key, "kind": kind(m.change), **r} for m, r in score.pairs()]
+def to_json(score: Score) -> dict[str, Any]:
+    return {"settings": score.settings, "elapsed": score.elapsed, "broken": score.broken,
+            "false_passes": score.false_passes,
+            "rows": [{"mutant": m.key, "kind": kind(m.change), **r} for m, r in score.pairs()]}
+
+
+def _rows(doc: Any) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = doc["rows"] if isinstance(doc, dict) else doc
+    return rows
+
+
+def rescore(path: Path, subjects: list[Subject]) -> Score:
+    """A saved run's verdicts scored again (``--rescore``): after ``EQUIVALENT`` changed."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    by_key = {m.key: m for s in subjects for m in mutants_of(s)}
+    pairs = [(by_key[r["mutant"]], r) for r in _rows(doc) if r["mutant"] in by_key]
+    meta = doc if isinstance(doc, dict) else {}
+    return Score(subjects, meta.get("broken", {}), [m for m, _ in pairs],
+                 [r for _, r in pairs], float(meta.get("elapsed", 0.0)),
+                 {**meta.get("settings", {}), "rescored from": path.name},
+                 meta.get("false_passes", {}))
 
 
 def agreement(score: Score, other: Path) -> str:
     """How this run's verdicts compare with another run's (``--compare``), mutant by mutant."""
-    theirs = {row["mutant"]: row["killed"] for row in json.loads(other.read_text("utf-8"))}
+    theirs = {r["mutant"]: r["killed"] for r in _rows(json.loads(other.read_text("utf-8")))}
     common = [(m.key, bool(r["killed"])) for m, r in score.pairs() if m.key in theirs]
     differ = [k for k, v in common if theirs[k] != v]
     return (f"agreement with {other.name}: {len(common) - len(differ)}/{len(common)} same "
@@ -321,6 +352,8 @@ def _parser() -> argparse.ArgumentParser:
                    ".txt and .json")
     p.add_argument("--compare", default="", help="a earlier run's .json: verdicts that differ")
     p.add_argument("--list", action="store_true", help="only list the mutants")
+    p.add_argument("--rescore", default="", help="a saved run's .json: report it again "
+                   "with the current EQUIVALENT table (nothing is run)")
     return p
 
 
@@ -331,13 +364,13 @@ def main() -> int:
         for s in subjects:
             sys.stdout.writelines(f"{m.key}\n" for m in mutants_of(s))
         return 0
-    score = measure(subjects, args.examples, args.jobs, args.timeout, args.sandbox,
-                    progress=sys.stderr)
+    score = rescore(Path(args.rescore), subjects) if args.rescore else measure(
+        subjects, args.examples, args.jobs, args.timeout, args.sandbox, progress=sys.stderr)
     text = summary(score)
     if args.compare:
         text += agreement(score, Path(args.compare))
     sys.stdout.write(text)
-    if args.label:
+    if args.label and not args.rescore:
         RESULTS.mkdir(exist_ok=True)
         (RESULTS / f"mutation-{args.label}.txt").write_text(text, encoding="utf-8")
         (RESULTS / f"mutation-{args.label}.json").write_text(
