@@ -26,11 +26,12 @@ measuring the goal's own figure; a benchmark's own defaults are in brackets:
   against a plain loop [200 builds on 1, 2 and 4 workers, several minutes];
 - ``test_throughput``: its defaults, 400 examples, best of 3 (seconds; with fewer
   examples the generated tests' fixed start would weigh on the ratio);
-- ``mutation``: 4 of the corpus's 29 cases, 23 mutants, half a minute to a minute [all
-  146 mutants, a few minutes: ``python benchmarks/mutation.py``].
+- ``mutation``: 6 corpus cases (``QUICK_CASES``) at the default budget, about half a
+  minute [all 856 mutants of 54 implementations, about ten minutes:
+  ``python benchmarks/mutation.py``].
 
-``--full`` runs each with its own defaults instead (the mutation benchmark on the whole
-corpus), about ten minutes.
+``--full`` runs each with its own defaults instead (the mutation benchmark on every
+subject), about twenty minutes.
 
 **The table.**  ``ratio`` is ours / baseline where the figure is a ratio or a share;
 otherwise the figure itself ("found at schedule 7").  ``met`` is ``yes``, ``NO``, or

@@ -26,6 +26,15 @@ from derivative.forge.testing import Engine, EngineOptions, InProcessCaller, loa
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 CASES = sorted(p.name for p in CORPUS.iterdir() if (p / "spec.req").is_file())
 EXPECT = re.compile(r"^# expect-fail: (.+)$", re.MULTILINE)
+KNOWN_MISSES = {
+    "palindrome_case_sensitive": "issue 13: no input mixes case at mirrored positions ('Aa')",
+    "monotonic_direction": "issue 13: no list with a tie first, then a turn ([0, 0, -1])",
+}
+"""Wrong implementations of the shape of issue 13's two false passes, not yet caught reliably
+(random draws find the monotonic one now and then, so the xfail is not strict): drop the
+entry once the engine catches them every time (``benchmarks/mutation.py`` measures it)."""
+WRONG_CASES = [pytest.param(c, marks=pytest.mark.xfail(strict=False, reason=KNOWN_MISSES[c]))
+               if c in KNOWN_MISSES else c for c in CASES]
 
 
 def _run(case: str, impl: str):  # type: ignore[no-untyped-def]
@@ -56,7 +65,7 @@ def test_correct_implementation_passes(case: str) -> None:
     assert evidence.status == "passed"
 
 
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", WRONG_CASES)
 def test_wrong_implementation_is_caught(case: str) -> None:
     text = (CORPUS / case / "wrong.py").read_text(encoding="utf-8")
     match = EXPECT.search(text)
