@@ -6,8 +6,9 @@ where this code may differ from the contract; ``strip``/``split`` say whitespace
 ``isdigit``/``int`` say digits beyond ASCII. Each hint turns every explicit input (the
 solver's and the examples') into variants that differ exactly there: the case of the
 whole string or of one end, the two ends made a case-folding pair (``a...A``), a space
-or newline at either end, the digits written in another script. A variant is used only when it is a valid input. The hints only ever add
-inputs, so a candidate gains nothing by hiding what it calls.
+or newline at either end, the digits written in another script. A variant is used only
+when it is a valid input. The hints only ever add inputs, so a candidate gains nothing by
+hiding what it calls.
 
 Blind round 2 (benchmarks/README.md): `code.lower() == code[::-1].lower()` against a
 case-sensitive palindrome contract passed every input; its witness is ``"aA"``.

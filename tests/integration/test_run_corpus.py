@@ -21,13 +21,8 @@ from derivative.cli import main
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 CASES = sorted(p.name for p in CORPUS.iterdir() if (p / "spec.req").is_file())
 EXPECT = re.compile(r"^# expect-fail: (.+)$", re.MULTILINE)
-KNOWN_MISSES = {
-    "palindrome_case_sensitive": "issue 13: no input mixes case at mirrored positions ('Aa')",
-    "monotonic_direction": "issue 13: no list with a tie first, then a turn ([0, 0, -1])",
-}
-"""Issue 13's false passes (see tests/unit/test_corpus.py): non-strict xfails for now."""
-PAIR_CASES = [pytest.param(c, marks=pytest.mark.xfail(strict=False, reason=KNOWN_MISSES[c]))
-              if c in KNOWN_MISSES else c for c in CASES]
+PAIR_CASES = CASES
+
 DOCKER_CASES = (
     "date_subscription_end",
     "enum_member_mistake",

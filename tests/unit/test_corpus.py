@@ -21,20 +21,19 @@ from pathlib import Path
 import pytest
 
 from derivative.api import load
-from derivative.forge.testing import Engine, EngineOptions, InProcessCaller, load_target
+from derivative.forge.testing import (
+    Engine,
+    EngineOptions,
+    InProcessCaller,
+    hints_of,
+    load_target,
+)
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 CASES = sorted(p.name for p in CORPUS.iterdir() if (p / "spec.req").is_file())
 EXPECT = re.compile(r"^# expect-fail: (.+)$", re.MULTILINE)
-KNOWN_MISSES = {
-    "palindrome_case_sensitive": "issue 13: no input mixes case at mirrored positions ('Aa')",
-    "monotonic_direction": "issue 13: no list with a tie first, then a turn ([0, 0, -1])",
-}
-"""Wrong implementations of the shape of issue 13's two false passes, not yet caught reliably
-(random draws find the monotonic one now and then, so the xfail is not strict): drop the
-entry once the engine catches them every time (``benchmarks/mutation.py`` measures it)."""
-WRONG_CASES = [pytest.param(c, marks=pytest.mark.xfail(strict=False, reason=KNOWN_MISSES[c]))
-               if c in KNOWN_MISSES else c for c in CASES]
+WRONG_CASES = CASES
+
 
 
 def _run(case: str, impl: str):  # type: ignore[no-untyped-def]
@@ -44,7 +43,8 @@ def _run(case: str, impl: str):  # type: ignore[no-untyped-def]
     engine = Engine(
         info,
         InProcessCaller.for_contract(module, info),
-        EngineOptions(examples=20, sequences=8, steps=10),
+        EngineOptions(examples=20, sequences=8, steps=10,
+                      hints=hints_of([(folder / impl).read_bytes()])),
     )
     return engine.run()
 
