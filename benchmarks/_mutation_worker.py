@@ -69,7 +69,7 @@ def run_in_process(m: Mutant, examples: int) -> dict[str, object]:
 
     from derivative.api import load
     from derivative.forge.testing import Engine, EngineOptions, InProcessCaller, load_target
-    from derivative.forge.testing._whitebox import hints_of
+    from derivative.forge.testing._whitebox import constants_of, hints_of
 
     s = subject(m.subject)
     if s.name not in _INFOS:
@@ -84,7 +84,8 @@ def run_in_process(m: Mutant, examples: int) -> dict[str, object]:
         return {"killed": True, "why": f"import: {exc}"[:300], "seconds": 0.0,
                 "first_failure": 0.0}
     options = EngineOptions(examples=examples, settings=settings(derandomize=True),
-                            hints=hints_of([path.read_bytes()]))
+                            hints=hints_of([path.read_bytes()]),
+                            constants=constants_of([path.read_bytes()]))
     try:
         evidence = Engine(info, InProcessCaller.for_contract(module, info), options,
                           target=str(path)).run()

@@ -359,17 +359,20 @@ def run_tests(
         Engine,
         EngineOptions,
         InProcessCaller,
+        constants_of,
         hints_of,
         load_target,
     )
 
     module = load_target(options.target, options.module)
+    sources = _module_sources(module)
     engine_options = EngineOptions(
         examples=options.examples,
         settings=settings(derandomize=options.seed is None),
         seed=options.seed,
         verbose=options.verbose,
-        hints=hints_of(_module_sources(module)),
+        hints=hints_of(sources),
+        constants=constants_of(sources),
     )
     caller = InProcessCaller.for_contract(module, loaded.types)
     engine = Engine(loaded.types, caller, engine_options, target=options.target,

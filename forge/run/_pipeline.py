@@ -47,7 +47,7 @@ from derivative._typecheck import TypeInfo
 
 from ..posture import DEFAULT_POLICY, PostureVerdict, validate_path
 from ..sandbox import BackendName, Launcher, Limits, RunReceipt, Sandbox, open_sandbox
-from ..testing import Engine, EngineOptions, RunEvidence, hints_of
+from ..testing import Constants, Engine, EngineOptions, RunEvidence, constants_of, hints_of
 from ._caller import SandboxCaller
 from ._candidate import refuse_unreadable
 from ._coverage import CoverageLedger, collect, map_candidate
@@ -370,8 +370,9 @@ def _quiet(step: str, detail: str) -> None:
     return None
 
 
-def _hints(sandbox: Sandbox) -> frozenset[str]:
-    """White-box hints from the staged candidate's Python files, read as text."""
+def _hints(sandbox: Sandbox) -> tuple[frozenset[str], Constants]:
+    """White-box hints and literals from the staged candidate's Python files, read as
+    text (``constants`` joins the hints when there are literals)."""
     staged = sandbox.staged
     sources = []
     for rel in staged.files:
@@ -380,7 +381,9 @@ def _hints(sandbox: Sandbox) -> frozenset[str]:
                 sources.append((staged.candidate_dir / rel).read_bytes())
             except OSError:
                 continue
-    return hints_of(sources)
+    constants = constants_of(sources)
+    extra = {"constants"} if constants.ints or constants.texts else set()
+    return hints_of(sources) | extra, constants
 
 
 def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunReport,
@@ -395,7 +398,7 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
     started()
     progress("obligations", f"every obligation through the {sandbox.backend} sandbox")
     base = settings(derandomize=options.seed is None)
-    hints = _hints(sandbox)
+    hints, constants = _hints(sandbox)
     report.hints = sorted(hints)
     ledger = None
     if options.coverage:
@@ -403,7 +406,7 @@ def _judge(info: TypeInfo, sandbox: Sandbox, options: RunOptions, report: RunRep
     engine = Engine(
         info, SandboxCaller(sandbox, recording),
         EngineOptions(examples=options.examples, settings=base, seed=options.seed,
-                      verbose=options.verbose, hints=hints,
+                      verbose=options.verbose, hints=hints, constants=constants,
                       growth=None if ledger is None else functools.partial(collect, sandbox,
                                                                            ledger),
                       max_examples=options.max_examples),

@@ -15,13 +15,14 @@ from ._inprocess import InProcessCaller, load_target
 from ._options import TestOptions
 from ._oracle import Outcome, Raised, describe, describe_outcome
 from ._strategies import REAL_LIMIT, Box, analyse, apply_alphabet, fold_length, spec_alphabet
-from ._whitebox import hints_of
+from ._whitebox import Constants, constants_of, hints_of
 
 __all__ = [
     "REAL_LIMIT",
     "Box",
     "Caller",
     "ConcurrentCaller",
+    "Constants",
     "Engine",
     "EngineError",
     "EngineOptions",
@@ -35,6 +36,7 @@ __all__ = [
     "TestOptions",
     "analyse",
     "apply_alphabet",
+    "constants_of",
     "count_checks",
     "describe",
     "describe_outcome",

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, example, given, reject, seed, settings
@@ -53,7 +53,7 @@ from ._oracle import Failure, Judge, Outcome, describe_input, describe_outcome, 
 from ._storage import private_storage
 from ._strategies import InputGen, Region, spec_alphabet, spec_regexes
 from ._system import _SystemRunner
-from ._whitebox import variants
+from ._whitebox import Constants, variants
 
 __all__ = ["Engine", "EngineOptions", "reset_caches"]
 
@@ -114,6 +114,9 @@ class EngineOptions:
     hints: frozenset[str] = frozenset()
     """What the candidate's source does to strings (``_whitebox.hints_of``): explicit
     inputs get variants that differ there."""
+    constants: Constants = field(default_factory=Constants)
+    """The literals of the candidate's source (``_whitebox.constants_of``): explicit inputs
+    get variants made of them."""
     growth: Callable[[], int] | None = None
     """New candidate coverage (lines and arcs) since it was last asked, or None when
     coverage is not measured.  With it, a function's property runs again, ``examples``
@@ -391,7 +394,8 @@ class Engine:
                 return _Counts(), {}, "vacuous"
         gen = self._input_gen(name)
         explicit = [inp for inp in plan.inputs if judge.admits(inp)]
-        explicit += variants(explicit, judge.param_types, self.options.hints, judge.admits)
+        explicit += variants(explicit, judge.param_types, self.options.hints, judge.admits,
+                             self.options.constants)
         failures: dict[str, tuple[Failure, dict[str, Any] | None]] = {}
         masked: set[str] = set()
         counts = _Counts()

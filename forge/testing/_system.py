@@ -8,7 +8,7 @@ count invariant (``_hammer.py``).  One instance's life is a ``_Tracker`` (``_tra
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hypothesis import strategies as st
@@ -267,6 +267,7 @@ class _SystemRunner:
                 super().__init__()
                 self.tracker = runner.new_tracker()
                 self.started = self.tracker.start()
+                self.used: dict[str, list[object]] = {}
 
         for op in self.ops:
             setattr(Machine, f"call_{op}", self._rule(op, bundles))
@@ -291,14 +292,20 @@ class _SystemRunner:
             self.owners[op], frozenset(p.name for p in self.ops[op].params if p.from_op is not None)
         )
         returns_to = bundles.get(op)
+        types = self.engine.judge_of(self.owners[op]).param_types
+        plain = [(p.name, types[p.name].show()) for p in self.ops[op].params
+                 if p.from_op is None and p.name in types]
 
         def body(self: Any, data: st.DataObject, **fixed: object) -> object:
             from hypothesis import assume
 
             assume(self.started)
-            values = gen.complete(data.draw, fixed)
+            values = gen.complete(data.draw, _reused(data, self.used, plain, fixed))
+            if values is None:
+                values = gen.complete(data.draw, fixed)
             assume(values is not None)
             assert values is not None
+            _remember(self.used, plain, values)
             rec = self.tracker.call(op, values, masked=runner.masked())
             if returns_to is None:
                 return None
@@ -317,3 +324,30 @@ class _SystemRunner:
     def masked(self) -> set[str]:
         return set(self.failures) | set(self.inv_failures)
 
+
+REUSED = 16
+"""Argument values remembered per type in one sequence (the latest), for ``_reused``."""
+
+
+def _reused(data: st.DataObject, used: Mapping[str, list[object]],
+            plain: Sequence[tuple[str, str]], fixed: Mapping[str, object]) -> dict[str, object]:
+    """``fixed`` and, for some plain parameters, a value an earlier call of the sequence
+    passed for one of the same type: a free ``user: str`` of ``remaining`` otherwise almost
+    never names a user ``try_send`` has counted, so per-key state is never read back
+    (mutation benchmark: ``USER_DAILY_LIMIT - sent`` -> ``+`` survived)."""
+    out = dict(fixed)
+    for name, ty in plain:
+        earlier = used.get(ty)
+        if earlier and data.draw(st.booleans(), label=f"reuse {name}"):
+            out[name] = data.draw(st.sampled_from(earlier), label=name)
+    return out
+
+
+def _remember(used: dict[str, list[object]], plain: Sequence[tuple[str, str]],
+              values: Mapping[str, object]) -> None:
+    for name, ty in plain:
+        seen = used.setdefault(ty, [])
+        value = values.get(name)
+        if value not in seen:
+            seen.append(value)
+            del seen[:-REUSED]

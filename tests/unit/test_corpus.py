@@ -25,6 +25,7 @@ from derivative.forge.testing import (
     Engine,
     EngineOptions,
     InProcessCaller,
+    constants_of,
     hints_of,
     load_target,
 )
@@ -44,7 +45,8 @@ def _run(case: str, impl: str):  # type: ignore[no-untyped-def]
         info,
         InProcessCaller.for_contract(module, info),
         EngineOptions(examples=20, sequences=8, steps=10,
-                      hints=hints_of([(folder / impl).read_bytes()])),
+                      hints=hints_of([(folder / impl).read_bytes()]),
+                      constants=constants_of([(folder / impl).read_bytes()])),
     )
     return engine.run()
 

@@ -188,3 +188,44 @@ def test_every_run_says_how_strong_its_evidence_was() -> None:
     line = next(x for x in report.summary().splitlines() if x.startswith("evidence: "))
     assert f"{strength['reached']} of {strength['targets']} contract targets reached" in line
     assert line.endswith("white-box hints: case")
+
+
+def test_the_sources_literals_become_inputs_and_only_valid_ones() -> None:
+    from derivative._types import INT, STR
+    from derivative.forge.testing import constants_of
+    from derivative.forge.testing._whitebox import variants
+
+    source = b'"""A docstring is no literal."""\ndef f(s, n):\n    return n > 17 or s in "xyz"\n'
+    found = constants_of([source, b"not python ((("])
+    assert found.ints == (17,) and found.texts == ("xyz",)
+    out = variants([{"s": "ab", "n": 0}], {"s": STR, "n": INT}, frozenset(),
+                   lambda i: int(str(i["n"])) <= 17 and len(str(i["s"])) <= 2, found)
+    assert [v["s"] for v in out if v["n"] == 0] == ["x", "xx", "xy"]  # "xyz" is too long
+    assert sorted(int(str(v["n"])) for v in out if v["s"] == "ab") == [16, 17]  # 18 invalid
+
+
+def test_a_count_doubled_by_a_literal_is_found(tmp_path: Path) -> None:
+    """Mutation survivor: ``sum(2 for c in s if c in "aeiou")`` against ``result <= len(s)``
+    passed, random strings being seldom mostly vowels; the literal's characters kill it."""
+    spec = ("spec counting version 1\nfunction count_vowels(s: str) -> int\n"
+            "    requires: len(s) <= 30\n    ensures: 0 <= result <= len(s)\n")
+    code = 'def count_vowels(s):\n    return sum(2 for c in s if c in "aeiou")\n'
+    ev = _run(tmp_path, spec, "doubled_vowels", code, "doubled")
+    assert ev.status == "failed"
+
+
+def test_a_later_operation_reads_back_the_key_an_earlier_call_counted(tmp_path: Path) -> None:
+    """Mutation survivor: ``remaining(user)`` returning ``LIMIT + sent`` passed, because a
+    free ``user: str`` of ``remaining`` never named a user ``try_send`` had counted; calls
+    of a sequence now reuse earlier arguments of the same type."""
+    folder = ROUND_1 / "cases" / "c-sms-user-and-minute-limits"
+    code = (folder / "candidate" / "sms_limiter.py").read_text(encoding="utf-8")
+    wrong = code.replace("USER_DAILY_LIMIT - self._sent_by_user[user]",
+                         "USER_DAILY_LIMIT + self._sent_by_user[user]")
+    assert wrong != code
+    ev = _run(tmp_path, (folder / "spec.req").read_text(encoding="utf-8"), "sms_limiter",
+              wrong, "reuse")
+    assert ev.status == "failed"
+    assert any("remaining(" in str((o.counterexample or {}).get("call", ""))
+               or "remaining(" in (o.message or "") for o in ev.obligations
+               if o.status == "failed")
