@@ -295,7 +295,7 @@ def test_a_spec_error_points_at_the_place(
 def test_the_exit_codes_are_those_of_the_design() -> None:
     statuses = typing.get_args(RunStatus)
     assert {s: exit_code_for(s) for s in statuses} == {
-        "passed": 0, "failed": 1, "infeasible_proven": 3,
+        "passed": 0, "failed": 1, "unknown": 6, "infeasible_proven": 3,
         "sandbox_unavailable": 4, "sandbox_policy_violation": 5}
 
 

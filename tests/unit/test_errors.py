@@ -34,6 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 STDLIB_MARKER = "# derivative: stdlib-only"
 
 INTERNAL: dict[str, str] = {
+    "derivative.forge.run._coverage.CoverageForged":
+        "caught where the coverage answer is read: the session is tainted, the run says so",
     "derivative.cli._parser.Exit": "control flow: argparse ended on purpose (--help, "
     "--version); main returns its status",
     "derivative.forge.sandbox._process._RetryPlain": "control flow: the process launcher "

@@ -181,13 +181,13 @@ def test_every_run_says_how_strong_its_evidence_was() -> None:
     loaded = api.load(str(folder / "spec.req"))
     report = api.run_candidate(loaded, RunOptions(candidate=str(candidate), sandbox="process"))
     strength = report.to_json()["strength"]
-    assert strength["white_box_hints"] == ["case"]
+    assert strength["white_box_hints"] == ["case", "constants"]
     assert strength["counterexamples"] >= 1
     assert 0 < strength["reached"] <= strength["targets"]
     assert strength["inputs"] == sum(o["inputs"] for o in report.to_json()["obligations"])
     line = next(x for x in report.summary().splitlines() if x.startswith("evidence: "))
     assert f"{strength['reached']} of {strength['targets']} contract targets reached" in line
-    assert line.endswith("white-box hints: case")
+    assert line.endswith("white-box hints: case, constants")
 
 
 def test_the_sources_literals_become_inputs_and_only_valid_ones() -> None:
