@@ -111,6 +111,10 @@ def atom_targets(info: TypeInfo, scope: Mapping[str, Ty], n: Expr,
         return
     yield n
     yield _not(n)
+    if isinstance(n, Quantifier):
+        # true over at least two positions: the solver's first answer to ``n`` is the empty
+        # range, where every quantifier is trivially true (a palindrome of length 0)
+        yield _and(n, _at_least(n.lo, n.hi, 2))
 
 
 def quantifier_targets(info: TypeInfo, scope: Mapping[str, Ty],
@@ -122,9 +126,16 @@ def quantifier_targets(info: TypeInfo, scope: Mapping[str, Ty],
         yield from _generator_targets(info, scope, q)
 
 
-def _positions(lo: Expr, hi: Expr) -> list[Expr]:
+def _positions(lo: Expr, hi: Expr) -> list[tuple[Expr, int]]:
+    """First, middle and last position, each with the fewest positions the range must
+    have for it to be distinct from the others (two for an end, three for the middle)."""
     mid = make_binop("+", (lo, make_binop("//", (make_binop("-", (hi, lo)), _int(2)))))
-    return [lo, mid, hi]
+    return [(lo, 2), (mid, 3), (hi, 2)]
+
+
+def _at_least(lo: Expr, hi: Expr, n: int) -> Expr:
+    """``hi - lo >= n - 1``: the range ``lo..hi`` has at least ``n`` positions."""
+    return Compare(ops=(">=",), operands=(make_binop("-", (hi, lo)), _int(n - 1)))
 
 
 def _range_targets(info: TypeInfo, scope: Mapping[str, Ty],
@@ -133,18 +144,20 @@ def _range_targets(info: TypeInfo, scope: Mapping[str, Ty],
     inner = {**scope, v: TInt()}
     ties = [c for c in walk(body) if isinstance(c, Compare) and v in free_names(c)
             and _tie_types(info, inner, c)]
-    for p in _positions(q.lo, q.hi):
+    for p, least in _positions(q.lo, q.hi):
+        wide = _at_least(q.lo, q.hi, least)
         at_p = substitute(body, v, p)
         elsewhere = Quantifier(quantifier="forall", var=v, lo=q.lo, hi=q.hi,
                                body=_or(_eq(Name(id=v), p),
                                         body if q.quantifier == "forall" else _not(body)))
         decides = _not(at_p) if q.quantifier == "forall" else at_p
-        yield "position", _and(decides, elsewhere)
+        yield "position", _and(decides, elsewhere, wide)
         whole = q if q.quantifier == "forall" else at_p
         for c in ties:
             for a, b in zip(c.operands, c.operands[1:], strict=False):
                 if v in free_names(a) | free_names(b):
-                    yield "tie", _and(_eq(substitute(a, v, p), substitute(b, v, p)), whole)
+                    yield "tie", _and(_eq(substitute(a, v, p), substitute(b, v, p)), whole,
+                                      wide)
 
 
 def _generator_targets(info: TypeInfo, scope: Mapping[str, Ty],
