@@ -262,7 +262,9 @@ def summary(score: Score) -> str:
         f"{len(score.alive)} not)",
         f"KILL RATE (killed / non-equivalent): {killed}/{total - equiv} = {score.share:.1%} "
         f"(goal >= {GOAL:.0%})",
-        f"median time to first failure: {median:.2f} s over {len(times)} killed mutants",
+        f"median time to first failure: {median:.3f} s over {len(times)} killed mutants"
+        + (f" (90th percentile {sorted(times)[int(len(times) * 0.9)]:.3f} s, mean "
+           f"{statistics.mean(times):.3f} s)" if times else ""),
         "by operator:", *_tally(score, "kind"), "by source:", *_tally(score, "group"),
     ]
     for name, r in score.broken.items():
