@@ -387,6 +387,9 @@ def _run_gates(run: RunReport) -> list[dict[str, str]]:
     gates.append(_gate("obligations", "passed" if run.status == "passed" else "failed",
                        ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
                        + f"; {judged} judged inputs"))
+    line = run.strength_line()
+    if line:  # the run's evidence in figures, as `derivative run` prints it
+        gates.append(_gate("evidence", "reported", line.removeprefix("evidence: ")))
     return gates
 
 

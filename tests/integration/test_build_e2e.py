@@ -112,8 +112,10 @@ def test_verified_builds_a_package_that_verifies(run_build: BuildFn, tmp_path: P
     assert verify_package(report.package).ok
     gates = {g["gate"]: g["status"] for g in doc["gates"]}
     assert gates == {"posture": "passed", "sandbox": "passed", "import": "passed",
-                     "obligations": "passed", "coverage": "passed", "own_tests": "reported",
-                     "sufficiency": "passed"}
+                     "obligations": "passed", "evidence": "reported", "coverage": "passed",
+                     "own_tests": "reported", "sufficiency": "passed"}
+    evidence = {g["gate"]: g["detail"] for g in doc["gates"]}["evidence"]
+    assert "contract targets reached" in evidence and "candidate coverage" in evidence
     validation = json.loads((report.folder / "validation_artifact.json").read_text())
     own = validation["attempts"][0]["own_tests"]
     assert [t["status"] for t in own["results"]] == ["passed", "passed"]
