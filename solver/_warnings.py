@@ -18,10 +18,10 @@ from derivative._walk import free_names
 
 from ._context import Clauses, Ctx, is_type_ob
 from ._encode import Encoder
-from ._question import Member, Question
+from ._question import Member, Question, _holds_in
 from ._result import Finding
 from ._wording import named, series, values_text
-from ._z3util import Unsupported, Z
+from ._z3util import Unsupported, Z, make_solver
 
 
 def antecedents(expr: Expr) -> list[Expr]:
@@ -43,36 +43,83 @@ def vacuity(
     extra: Sequence[Z] = (),
     members: Sequence[Member] | None = None,
 ) -> None:
-    """``vacuous`` / ``latent_conflict`` warnings for conditions that can never be true."""
-    seen: set[frozenset[str]] = set()
-    # A condition true in any model already found is not vacuous: most conditions are
-    # settled by evaluation in a handful of models, without a solver call each.
-    models: list[Z] = []
+    """``vacuous`` / ``latent_conflict`` warnings for conditions that can never be true.
+
+    Which conditions can be true is decided for all of them at once
+    (``_never_true_terms``); only the conditions that cannot get a core, once per
+    distinct condition term, and the warnings come out in the order of ``subjects``.
+    """
+    asked: list[tuple[Obligation, Expr, Z]] = []
     for ob in subjects:
         for cond in conditions(ob):
             try:
-                c = holds(cond)
+                asked.append((ob, cond, holds(cond)))
             except Unsupported:
                 continue
-            if any(z3.is_true(m.eval(c, model_completion=True)) for m in models):
-                continue
-            ans = q.check(members, [*extra, c])
-            if ans.verdict == "sat":
-                models.append(ans.model)
-                continue
-            if ans.verdict != "unsat":
-                continue
+    if not asked:
+        return
+    never = _never_true_terms(q, [c for _, _, c in asked], extra, members)
+    seen: set[frozenset[str]] = set()
+    cores: dict[int, list[Obligation] | None] = {}
+    for ob, cond, c in asked:
+        key = c.get_id()
+        if key not in never:
+            continue
+        if key not in cores:
             found = q.minimal_core(members, extra=[*extra, c])
-            if found is None:
+            cores[key] = None if found is None else [m.ob for m in found.members]
+        core = cores[key]
+        if core is None:
+            continue
+        ids = frozenset(o.id for o in core)
+        if ob.id in ids and len(core) >= 2:
+            if ids in seen:
                 continue
-            core = [m.ob for m in found.members]
-            ids = frozenset(o.id for o in core)
-            if ob.id in ids and len(core) >= 2:
-                if ids in seen:
-                    continue
-                seen.add(ids)
-            finding = _never_true(ob, to_source(cond), core)
-            ctx.warnings.append(finding)
+            seen.add(ids)
+        ctx.warnings.append(_never_true(ob, to_source(cond), core))
+
+
+def _never_true_terms(
+    q: Question, terms: Sequence[Z], extra: Sequence[Z], members: Sequence[Member] | None
+) -> set[int]:
+    """The ids of the ``terms`` that no model of ``members`` (all: None), the
+    question's background and ``extra`` makes true, as far as the solver decides.
+
+    Exact and batched: a search solver holds the same constraints (asserted
+    directly: every member is assumed anyway) and is asked for a model of the
+    disjunction of the terms not yet seen true; each model settles every pending term
+    it makes true (evaluated once per model, each distinct term once), and an unsat
+    answer proves every pending term never true at once.  Z3 is told to decide
+    Boolean atoms true first and to assign every atom (``phase_selection`` 1,
+    ``relevancy`` 0), so that one model makes many conditions true.  A search that
+    ends ``unknown`` leaves the pending terms to one check each in the question's
+    own solver, as before; a term ``unknown`` there is not reported.
+    """
+    pending: dict[int, Z] = {}
+    for t in terms:
+        pending.setdefault(t.get_id(), t)
+    chosen = q.members if members is None else list(members)
+    search = make_solver(q.rlimit, q.timeout_ms)
+    search.set("phase_selection", 1)
+    search.set("relevancy", 0)
+    for b in [*q.background, *(m.formula for m in chosen), *extra]:
+        search.add(b)
+    while pending:
+        search.push()
+        search.add(z3.Or(list(pending.values())))
+        verdict = search.check()
+        model = search.model() if verdict == z3.sat else None
+        search.pop()
+        if verdict == z3.unsat:
+            return set(pending)
+        if model is None:
+            break
+        pending = {k: t for k, t in pending.items() if not _holds_in(model, t)}
+    never: set[int] = set()
+    for k, t in pending.items():
+        if q.check(members, [*extra, t]).verdict == "unsat":
+            never.add(k)
+    return never
 
 
 def _never_true(ob: Obligation, text: str, core: list[Obligation]) -> Finding:
