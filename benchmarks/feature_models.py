@@ -45,7 +45,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks._rows import TableRow, table_row  # noqa: E402
+from benchmarks._rows import TableRow, table_row
 
 GOAL = 5.0
 AIM = 3.0
@@ -166,7 +166,7 @@ def make_model(n: int, seed: int = 15) -> Model:
                 continue
             if a in chosen and b not in chosen:
                 rows.append(["implies", ["f", f[a]], ["not", ["f", f[b]]]])
-            elif a in chosen and b in chosen or a not in chosen:
+            elif (a in chosen and b in chosen) or a not in chosen:
                 if a not in chosen and b not in chosen and rnd.random() < 0.5:
                     rows.append(["implies", ["f", f[a]], ["not", ["f", f[b]]]])
                 else:

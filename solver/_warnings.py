@@ -18,10 +18,10 @@ from derivative._walk import free_names
 
 from ._context import Clauses, Ctx, is_type_ob
 from ._encode import Encoder
-from ._question import Member, Question, _holds_in
+from ._question import Member, Question, _assert_direct, _holds_in
 from ._result import Finding
 from ._wording import named, series, values_text
-from ._z3util import Unsupported, Z, make_solver
+from ._z3util import Unsupported, Z, current, make_solver
 
 
 def antecedents(expr: Expr) -> list[Expr]:
@@ -46,9 +46,11 @@ def vacuity(
     """``vacuous`` / ``latent_conflict`` warnings for conditions that can never be true.
 
     Which conditions can be true is decided for all of them at once
-    (``_never_true_terms``); only the conditions that cannot get a core, once per
+    (``_never_true_terms``); only the conditions that can never be true get a core, once per
     distinct condition term, and the warnings come out in the order of ``subjects``.
     """
+    if not ctx.options.warnings:
+        return
     asked: list[tuple[Obligation, Expr, Z]] = []
     for ob in subjects:
         for cond in conditions(ob):
@@ -103,10 +105,12 @@ def _never_true_terms(
     search.set("phase_selection", 1)
     search.set("relevancy", 0)
     for b in [*q.background, *(m.formula for m in chosen), *extra]:
-        search.add(b)
+        _assert_direct(search, b)
+    env = current()
     while pending:
         search.push()
-        search.add(z3.Or(list(pending.values())))
+        some = list(pending.values())
+        _assert_direct(search, env.mk_or(some) if len(some) > 1 else some[0])
         verdict = search.check()
         model = search.model() if verdict == z3.sat else None
         search.pop()
@@ -155,6 +159,8 @@ def redundancy(
     pool: Sequence[Member] | None = None,
 ) -> None:
     """``redundant``: an obligation implied by the others (``--redundancy`` only)."""
+    if not ctx.options.warnings:
+        return
     everything = list(q.members if pool is None else pool)
     for m in subjects:
         if is_type_ob(m.ob):
@@ -180,6 +186,8 @@ def global_warnings(ctx: Ctx, q: Question, enc: Encoder) -> None:
 
 def unused_params(ctx: Ctx) -> None:
     """``unused_param``: a param no requirement mentions."""
+    if not ctx.options.warnings:
+        return
     used: set[str] = set()
     for o in ctx.contract.obligations:
         if o.kind == "requirement":
@@ -200,6 +208,8 @@ def unused_params(ctx: Ctx) -> None:
 
 def ambiguity(ctx: Ctx, pre: Question, cl: Clauses, raise_holds: list[Z]) -> None:
     """``ambiguous_raises``: two raises clauses of different exceptions that both hold."""
+    if not ctx.options.warnings:
+        return
     for i, a in enumerate(cl.raises):
         for j in range(i + 1, len(cl.raises)):
             b = cl.raises[j]
