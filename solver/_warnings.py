@@ -60,6 +60,9 @@ def vacuity(
                 continue
     if not asked:
         return
+    if len(q.members if members is None else members) < BATCH_MIN_MEMBERS:
+        _one_by_one(ctx, q, asked, extra, members)
+        return
     never = _never_true_terms(q, [c for _, _, c in asked], extra, members)
     seen: set[frozenset[str]] = set()
     cores: dict[int, list[Obligation] | None] = {}
@@ -73,6 +76,44 @@ def vacuity(
         core = cores[key]
         if core is None:
             continue
+        ids = frozenset(o.id for o in core)
+        if ob.id in ids and len(core) >= 2:
+            if ids in seen:
+                continue
+            seen.add(ids)
+        ctx.warnings.append(_never_true(ob, to_source(cond), core))
+
+
+BATCH_MIN_MEMBERS = 256
+"""A question with fewer members checks its conditions one by one in its own solver, as
+the pass always did: a few milliseconds, and the later warnings' example values (drawn
+from that solver's models) stay the ones users have seen."""
+
+
+def _one_by_one(
+    ctx: Ctx,
+    q: Question,
+    asked: Sequence[tuple[Obligation, Expr, Z]],
+    extra: Sequence[Z],
+    members: Sequence[Member] | None,
+) -> None:
+    """The small questions' pass: a condition true in a model found so far is settled,
+    any other gets a check of its own and, when never true, its core."""
+    seen: set[frozenset[str]] = set()
+    models: list[Z] = []
+    for ob, cond, c in asked:
+        if any(_holds_in(m, c) for m in models):
+            continue
+        ans = q.check(members, [*extra, c])
+        if ans.verdict == "sat":
+            models.append(ans.model)
+            continue
+        if ans.verdict != "unsat":
+            continue
+        found = q.minimal_core(members, extra=[*extra, c])
+        if found is None:
+            continue
+        core = [m.ob for m in found.members]
         ids = frozenset(o.id for o in core)
         if ob.id in ids and len(core) >= 2:
             if ids in seen:

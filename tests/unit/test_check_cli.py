@@ -198,13 +198,19 @@ requirement R8: when b, n shall be at least 7
 """
 
 
+@pytest.mark.parametrize("batched", [False, True])
 def test_batched_vacuity_reports_every_never_true_condition(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    batched: bool,
 ) -> None:
     """Several conditions settle in one model, a and b only in different ones, and c
     and d can never be true: reported in the order of the requirements, the condition
     shared by R3 and R4 once per requirement, d's latent conflict (one core for R5 and
-    R6) once.  The same warnings as the one-check-per-condition pass gave."""
+    R6) once.  The same warnings by the small questions' pass and the batched one."""
+    from derivative.solver import _warnings
+
+    if batched:
+        monkeypatch.setattr(_warnings, "BATCH_MIN_MEMBERS", 0)
     assert _run([_spec(tmp_path, MANY), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     found = [(w["kind"], w["message"].split("`")[1], w["message"].split(" of ")[1].split()[0])
