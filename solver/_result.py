@@ -44,6 +44,8 @@ class CheckOptions:
     timeout: float = 60.0
     all_cores: bool = False
     redundancy: bool = False
+    warnings: bool = True
+    """False (``--no-warnings``): only the verdict; no warning is computed."""
     max_cores: int = 64
     """``--all-cores``: at most this many cores per independent component."""
     enumeration_work: int = 50_000_000

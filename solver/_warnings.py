@@ -18,10 +18,10 @@ from derivative._walk import free_names
 
 from ._context import Clauses, Ctx, is_type_ob
 from ._encode import Encoder
-from ._question import Member, Question
+from ._question import Member, Question, _assert_direct, _holds_in
 from ._result import Finding
 from ._wording import named, series, values_text
-from ._z3util import Unsupported, Z
+from ._z3util import Unsupported, Z, current, make_solver
 
 
 def antecedents(expr: Expr) -> list[Expr]:
@@ -43,36 +43,128 @@ def vacuity(
     extra: Sequence[Z] = (),
     members: Sequence[Member] | None = None,
 ) -> None:
-    """``vacuous`` / ``latent_conflict`` warnings for conditions that can never be true."""
-    seen: set[frozenset[str]] = set()
-    # A condition true in any model already found is not vacuous: most conditions are
-    # settled by evaluation in a handful of models, without a solver call each.
-    models: list[Z] = []
+    """``vacuous`` / ``latent_conflict`` warnings for conditions that can never be true.
+
+    Which conditions can be true is decided for all of them at once
+    (``_never_true_terms``); only the conditions that can never be true get a core, once per
+    distinct condition term, and the warnings come out in the order of ``subjects``.
+    """
+    if not ctx.options.warnings:
+        return
+    asked: list[tuple[Obligation, Expr, Z]] = []
     for ob in subjects:
         for cond in conditions(ob):
             try:
-                c = holds(cond)
+                asked.append((ob, cond, holds(cond)))
             except Unsupported:
                 continue
-            if any(z3.is_true(m.eval(c, model_completion=True)) for m in models):
-                continue
-            ans = q.check(members, [*extra, c])
-            if ans.verdict == "sat":
-                models.append(ans.model)
-                continue
-            if ans.verdict != "unsat":
-                continue
+    if not asked:
+        return
+    if len(q.members if members is None else members) < BATCH_MIN_MEMBERS:
+        _one_by_one(ctx, q, asked, extra, members)
+        return
+    never = _never_true_terms(q, [c for _, _, c in asked], extra, members)
+    seen: set[frozenset[str]] = set()
+    cores: dict[int, list[Obligation] | None] = {}
+    for ob, cond, c in asked:
+        key = c.get_id()
+        if key not in never:
+            continue
+        if key not in cores:
             found = q.minimal_core(members, extra=[*extra, c])
-            if found is None:
+            cores[key] = None if found is None else [m.ob for m in found.members]
+        core = cores[key]
+        if core is None:
+            continue
+        ids = frozenset(o.id for o in core)
+        if ob.id in ids and len(core) >= 2:
+            if ids in seen:
                 continue
-            core = [m.ob for m in found.members]
-            ids = frozenset(o.id for o in core)
-            if ob.id in ids and len(core) >= 2:
-                if ids in seen:
-                    continue
-                seen.add(ids)
-            finding = _never_true(ob, to_source(cond), core)
-            ctx.warnings.append(finding)
+            seen.add(ids)
+        ctx.warnings.append(_never_true(ob, to_source(cond), core))
+
+
+BATCH_MIN_MEMBERS = 256
+"""A question with fewer members checks its conditions one by one in its own solver, as
+the pass always did: a few milliseconds, and the later warnings' example values (drawn
+from that solver's models) stay the ones users have seen."""
+
+
+def _one_by_one(
+    ctx: Ctx,
+    q: Question,
+    asked: Sequence[tuple[Obligation, Expr, Z]],
+    extra: Sequence[Z],
+    members: Sequence[Member] | None,
+) -> None:
+    """The small questions' pass: a condition true in a model found so far is settled,
+    any other gets a check of its own and, when never true, its core."""
+    seen: set[frozenset[str]] = set()
+    models: list[Z] = []
+    for ob, cond, c in asked:
+        if any(_holds_in(m, c) for m in models):
+            continue
+        ans = q.check(members, [*extra, c])
+        if ans.verdict == "sat":
+            models.append(ans.model)
+            continue
+        if ans.verdict != "unsat":
+            continue
+        found = q.minimal_core(members, extra=[*extra, c])
+        if found is None:
+            continue
+        core = [m.ob for m in found.members]
+        ids = frozenset(o.id for o in core)
+        if ob.id in ids and len(core) >= 2:
+            if ids in seen:
+                continue
+            seen.add(ids)
+        ctx.warnings.append(_never_true(ob, to_source(cond), core))
+
+
+def _never_true_terms(
+    q: Question, terms: Sequence[Z], extra: Sequence[Z], members: Sequence[Member] | None
+) -> set[int]:
+    """The ids of the ``terms`` that no model of ``members`` (all: None), the
+    question's background and ``extra`` makes true, as far as the solver decides.
+
+    Exact and batched: a search solver holds the same constraints (asserted
+    directly: every member is assumed anyway) and is asked for a model of the
+    disjunction of the terms not yet seen true; each model settles every pending term
+    it makes true (evaluated once per model, each distinct term once), and an unsat
+    answer proves every pending term never true at once.  Z3 is told to decide
+    Boolean atoms true first and to assign every atom (``phase_selection`` 1,
+    ``relevancy`` 0), so that one model makes many conditions true.  A search that
+    ends ``unknown`` leaves the pending terms to one check each in the question's
+    own solver, as before; a term ``unknown`` there is not reported.
+    """
+    pending: dict[int, Z] = {}
+    for t in terms:
+        pending.setdefault(t.get_id(), t)
+    chosen = q.members if members is None else list(members)
+    search = make_solver(q.rlimit, q.timeout_ms)
+    search.set("phase_selection", 1)
+    search.set("relevancy", 0)
+    for b in [*q.background, *(m.formula for m in chosen), *extra]:
+        _assert_direct(search, b)
+    env = current()
+    while pending:
+        search.push()
+        some = list(pending.values())
+        _assert_direct(search, env.mk_or(some) if len(some) > 1 else some[0])
+        verdict = search.check()
+        model = search.model() if verdict == z3.sat else None
+        search.pop()
+        if verdict == z3.unsat:
+            return set(pending)
+        if model is None:
+            break
+        pending = {k: t for k, t in pending.items() if not _holds_in(model, t)}
+    never: set[int] = set()
+    for k, t in pending.items():
+        if q.check(members, [*extra, t]).verdict == "unsat":
+            never.add(k)
+    return never
 
 
 def _never_true(ob: Obligation, text: str, core: list[Obligation]) -> Finding:
@@ -108,6 +200,8 @@ def redundancy(
     pool: Sequence[Member] | None = None,
 ) -> None:
     """``redundant``: an obligation implied by the others (``--redundancy`` only)."""
+    if not ctx.options.warnings:
+        return
     everything = list(q.members if pool is None else pool)
     for m in subjects:
         if is_type_ob(m.ob):
@@ -133,6 +227,8 @@ def global_warnings(ctx: Ctx, q: Question, enc: Encoder) -> None:
 
 def unused_params(ctx: Ctx) -> None:
     """``unused_param``: a param no requirement mentions."""
+    if not ctx.options.warnings:
+        return
     used: set[str] = set()
     for o in ctx.contract.obligations:
         if o.kind == "requirement":
@@ -153,6 +249,8 @@ def unused_params(ctx: Ctx) -> None:
 
 def ambiguity(ctx: Ctx, pre: Question, cl: Clauses, raise_holds: list[Z]) -> None:
     """``ambiguous_raises``: two raises clauses of different exceptions that both hold."""
+    if not ctx.options.warnings:
+        return
     for i, a in enumerate(cl.raises):
         for j in range(i + 1, len(cl.raises)):
             b = cl.raises[j]

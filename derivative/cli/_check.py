@@ -26,6 +26,7 @@ from ._arguments import (
     load_specs,
     positive_int,
     positive_seconds,
+    refuse_with,
 )
 from ._progress import gates
 
@@ -54,6 +55,10 @@ def arguments(p: argparse.ArgumentParser) -> None:
         "--redundancy", action="store_true", help="also report obligations implied by the others"
     )
     p.add_argument(
+        "--no-warnings", action="store_true",
+        help="only the verdict: skip the warnings (vacuous, latent_conflict, ...)",
+    )
+    p.add_argument(
         "--rlimit",
         type=positive_int,
         default=CheckOptions.rlimit,
@@ -78,12 +83,16 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
     from derivative.api import CheckOptions, render_json, render_sarif, render_text
 
+    for flag, given in (("--strict", args.strict), ("--redundancy", args.redundancy)):
+        refuse_with(flag, given and args.no_warnings,
+                    "asks for warnings, which --no-warnings turns off")
     loaded = load_specs(args)
     options = CheckOptions(
         rlimit=args.rlimit,
         timeout=args.timeout,
         all_cores=bool(args.all_cores),
         redundancy=bool(args.redundancy),
+        warnings=not args.no_warnings,
     )
     with events_to(args.events), gates(stderr, json_output=fmt != "text",
                                        title=f"check {loaded.name}") as progress:

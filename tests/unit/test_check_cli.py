@@ -168,3 +168,52 @@ def test_certificate_is_written_and_embedded(
     from derivative.certificates import verify
 
     assert verify(written).valid
+
+
+def test_no_warnings_gives_the_verdict_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _spec(tmp_path, LATENT)
+    assert _run([spec, "--no-warnings", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "feasible" and doc["warnings"] == []
+    assert _run([spec, "--no-warnings", "--strict"]) == 2
+    assert "--no-warnings" in capsys.readouterr().err
+
+
+MANY = """spec many version 1
+param a: bool
+param b: bool
+param c: bool
+param d: bool
+param n: int in 0..10
+requirement R1: when a, not b
+requirement R2: when b, not a
+requirement R3: when c, n shall be at least 20
+requirement R4: when c, n > 15
+requirement R5: when d, a
+requirement R6: when d, b
+requirement R7: when a, n shall be at most 3
+requirement R8: when b, n shall be at least 7
+"""
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_batched_vacuity_reports_every_never_true_condition(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    batched: bool,
+) -> None:
+    """Several conditions settle in one model, a and b only in different ones, and c
+    and d can never be true: reported in the order of the requirements, the condition
+    shared by R3 and R4 once per requirement, d's latent conflict (one core for R5 and
+    R6) once.  The same warnings by the small questions' pass and the batched one."""
+    from derivative.solver import _warnings
+
+    if batched:
+        monkeypatch.setattr(_warnings, "BATCH_MIN_MEMBERS", 0)
+    assert _run([_spec(tmp_path, MANY), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    found = [(w["kind"], w["message"].split("`")[1], w["message"].split(" of ")[1].split()[0])
+             for w in doc["warnings"] if w["kind"] in ("vacuous", "latent_conflict")]
+    assert found == [("latent_conflict", "c", "R3"), ("vacuous", "c", "R4"),
+                     ("latent_conflict", "d", "R5")]
