@@ -74,14 +74,8 @@ def vacuity(
             found = q.minimal_core(members, extra=[*extra, c])
             cores[key] = None if found is None else [m.ob for m in found.members]
         core = cores[key]
-        if core is None:
-            continue
-        ids = frozenset(o.id for o in core)
-        if ob.id in ids and len(core) >= 2:
-            if ids in seen:
-                continue
-            seen.add(ids)
-        ctx.warnings.append(_never_true(ob, to_source(cond), core))
+        if core is not None:
+            _report(ctx, seen, ob, cond, core)
 
 
 BATCH_MIN_MEMBERS = 256
@@ -113,13 +107,18 @@ def _one_by_one(
         found = q.minimal_core(members, extra=[*extra, c])
         if found is None:
             continue
-        core = [m.ob for m in found.members]
-        ids = frozenset(o.id for o in core)
-        if ob.id in ids and len(core) >= 2:
-            if ids in seen:
-                continue
-            seen.add(ids)
-        ctx.warnings.append(_never_true(ob, to_source(cond), core))
+        _report(ctx, seen, ob, cond, [m.ob for m in found.members])
+
+
+def _report(ctx: Ctx, seen: set[frozenset[str]], ob: Obligation, cond: Expr,
+            core: list[Obligation]) -> None:
+    """The warning for a condition never true, once per core that holds its own clause."""
+    ids = frozenset(o.id for o in core)
+    if ob.id in ids and len(core) >= 2:
+        if ids in seen:
+            return
+        seen.add(ids)
+    ctx.warnings.append(_never_true(ob, to_source(cond), core))
 
 
 def _never_true_terms(
