@@ -16,6 +16,7 @@ import importlib.resources
 import threading
 from typing import Any
 
+import lark
 from lark import Lark
 from lark.parsers.lalr_analysis import Shift
 
@@ -23,6 +24,7 @@ from derivative._ast import ConstDecl, FunctionDecl, ParamDecl, SystemDecl, Type
 from derivative._depth import MAX_DEPTH, too_deep, type_too_deep
 from derivative._errors import DerivativeError, SourcePos, SpecError
 
+from ._cache import store, table_path, temporary_for
 from ._hints import describe_unexpected
 from ._lexer import LexError, SpecLexer, Tok, tokenize
 from ._transform import ParsedFile, SpecTransformer
@@ -31,9 +33,23 @@ _LOCK = threading.RLock()
 
 _STATEMENT_STARTS = frozenset(
     {
-        "REQUIREMENT", "FUNCTION", "SYSTEM", "PARAM", "CONST", "ENUM", "EXCEPTION", "BIND",
-        "USE", "TOLERANCE", "REQUIRES", "ENSURES", "RAISES", "EXAMPLE", "OPERATION",
-        "INVARIANT", "SPEC",
+        "REQUIREMENT",
+        "FUNCTION",
+        "SYSTEM",
+        "PARAM",
+        "CONST",
+        "ENUM",
+        "EXCEPTION",
+        "BIND",
+        "USE",
+        "TOLERANCE",
+        "REQUIRES",
+        "ENSURES",
+        "RAISES",
+        "EXAMPLE",
+        "OPERATION",
+        "INVARIANT",
+        "SPEC",
     }
 )
 _CLOSING = {"(": ")", "[": "]", "{": "}"}
@@ -51,14 +67,39 @@ def grammar_text() -> str:
 class ParseFailure(Exception):
     """The driver met a token no action exists for (state and expected terminals)."""
 
-    def __init__(
-        self, token: Any, state: int, expected: frozenset[str], values: list[Any]
-    ) -> None:
+    def __init__(self, token: Any, state: int, expected: frozenset[str], values: list[Any]) -> None:
         super().__init__(f"unexpected {token!r}")
         self.token = token
         self.state = state
         self.expected = expected
         self.values = values
+
+
+def _compile(text: str, transformer: SpecTransformer) -> Lark:
+    """Lark's LALR analysis of ``text``, from the per-user cache when it can be trusted."""
+
+    def build(cache: str | bool) -> Lark:
+        return Lark(
+            text,
+            parser="lalr",
+            lexer=SpecLexer,
+            transformer=transformer,
+            maybe_placeholders=False,
+            propagate_positions=False,
+            start="start",
+            cache=cache,
+        )
+
+    found = table_path(text, lark.__version__)
+    if found is None:
+        return build(False)
+    path, exists = found
+    if exists:
+        return build(str(path))
+    tmp = temporary_for(path)
+    parser = build(str(tmp))
+    store(tmp, path)
+    return parser
 
 
 class _Front:
@@ -75,15 +116,7 @@ class _Front:
 
     def __init__(self) -> None:
         self.transformer = SpecTransformer()
-        self.lark = Lark(
-            grammar_text(),
-            parser="lalr",
-            lexer=SpecLexer,
-            transformer=self.transformer,
-            maybe_placeholders=False,
-            propagate_positions=False,
-            start="start",
-        )
+        self.lark = _compile(grammar_text(), self.transformer)
         lexer = self.lark.parser.lexer
         assert isinstance(lexer, SpecLexer)
         self.lexer: SpecLexer = lexer
@@ -116,9 +149,7 @@ class _Front:
                 encoded[sym] = ~rid
             self.actions[state] = encoded
         self.expected: dict[int, frozenset[str]] = {
-            s: frozenset(
-                k for k in acts if k.isupper() or (k.startswith("_") and k[1:].isupper())
-            )
+            s: frozenset(k for k in acts if k.isupper() or (k.startswith("_") and k[1:].isupper()))
             for s, acts in self.actions.items()
         }
         #: memo of unit-reduction runs: (state below, top state, lookahead) -> new top
