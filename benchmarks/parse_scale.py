@@ -25,6 +25,11 @@ time of each, the ratio time(2N) / time(N) (about 2 when reading is linear, abou
 step is quadratic), and the ratio against ``json.loads`` of a JSON document of the same
 names and values, parsed in this process (a baseline that is linear by construction).
 
+``--whole`` also times ``derivative parse --json`` as a whole process on the sheet of
+``check_scale`` at each size, against the z3py script that builds, checks and extracts a
+minimised core of the same constraints (medians, interleaved; goal <= 1.0 at 10,000);
+``check_scale``'s ``figures`` carries that row into ``run_all``.
+
 ``figures(quick)`` gives ``benchmarks/run_all.py`` the ratio at 10,000 and the worst
 time(2N) / time(N) of the declaration lists, judged against ``LINEAR_BOUND``.
 """
@@ -311,7 +316,10 @@ def main(argv: list[str] | None = None) -> int:
         help="N per declaration kind (each is also read at 2N)",
     )
     ap.add_argument("--no-declarations", action="store_true", help="skip the declaration lists")
+    ap.add_argument("--whole", action="store_true", help="also time whole processes (see above)")
     args = ap.parse_args(argv)
+    if args.whole:
+        whole_parse([int(s) for s in args.sizes.split(",")])
 
     check = typechecker()
     if check is None:
@@ -327,6 +335,17 @@ def main(argv: list[str] | None = None) -> int:
         decl = {k: int(v) for k, v in (kv.split("=") for kv in args.decl_sizes.split(","))}
         declaration_scale(decl, args.repeat)
     return 0
+
+
+def whole_parse(sizes: list[int], runs: int = 5) -> None:
+    """``derivative parse --json`` / the z3py script, whole processes, at each size."""
+    from benchmarks.check_scale import measure_whole
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            t = measure_whole(n, runs, tmp, only=("z3py", "parse"))
+            print(f"N={n:>6} whole process (medians): parse --json {t['parse']:.3f} s, z3py "
+                  f"script {t['z3py']:.3f} s, ratio {t['parse'] / t['z3py']:.2f} (goal <= 1.0)")
 
 
 def profile(path: str) -> None:

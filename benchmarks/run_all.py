@@ -13,7 +13,9 @@ Run alone, each benchmark still prints its own report, as before.
 minutes on a two-core machine (the target is under six on a busy one), each still
 measuring the goal's own figure; a benchmark's own defaults are in brackets:
 
+- ``startup``: whole processes against ``python -c "import z3"``, median of 7 [15];
 - ``check_scale``: 10,000 requirements only, best of 2 [1,000 and 10,000, best of 3];
+  whole processes (check, parse, z3py and SMT-LIB scripts), median of 3 [5];
 - ``feature_models``: 1,000 and 2,500 requirements, one run each [and 6,000];
 - ``parse_scale``: 10,000 requirements, best of 2; declaration lists of an enum of
   20,000 members and 5,000 params and consts, each also at 2N [50,000, 10,000, 10,000;
@@ -75,7 +77,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks._rows import TableRow, table_row  # noqa: E402
 
-BENCHMARKS = ("check_scale", "feature_models", "parse_scale", "all_cores", "race_explore",
+BENCHMARKS = ("startup", "check_scale", "feature_models", "parse_scale", "all_cores", "race_explore",
               "sandbox_overhead",
               "build_e2e", "batch_throughput", "test_throughput", "mutation")
 """In this order: ``test_throughput`` loads a Hypothesis profile when imported, so it comes

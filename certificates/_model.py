@@ -68,7 +68,7 @@ _RATIONAL = REAL_PATTERN  # exact decimals or "p/q" (derivative._numbers)
 
 
 class _Doc(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True, strict=True)
 
 
 class SpecIdentity(_Doc):

@@ -18,15 +18,104 @@ so two spellings of one meaning have one identity.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+#: per node class: (field, default, default factory, required, tuple-typed) in order
+_Plan: TypeAlias = tuple[tuple[str, Any, Any, bool, bool], ...]
+_PLANS: dict[type, _Plan] = {}
+
+
+def _plan(cls: type[Node]) -> _Plan:
+    plan = _PLANS.get(cls)
+    if plan is None:
+        hints: dict[str, Any] = {}
+        for base in reversed(cls.__mro__):
+            hints.update(getattr(base, "__annotations__", {}))
+        plan = _PLANS[cls] = tuple(
+            (
+                name,
+                info.default,
+                info.default_factory,
+                info.is_required(),
+                str(hints.get(name, "")).startswith("tuple["),
+            )
+            for name, info in cls.__pydantic_fields__.items()
+        )
+    return plan
+
+
+_DUMPED: dict[type, tuple[str, ...]] = {}
+
+
+def _dumped(cls: type[Node]) -> tuple[str, ...]:
+    names = _DUMPED.get(cls)
+    if names is None:
+        names = _DUMPED[cls] = tuple(
+            n for n, info in cls.__pydantic_fields__.items() if not info.exclude
+        )
+    return names
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, Node):
+        return value.json_data()
+    if isinstance(value, tuple | list):
+        return [_json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _json_value(v) for k, v in value.items()}
+    return value
+
 
 class Node(BaseModel):
-    """Base of every node: frozen, no extra fields."""
+    """Base of every node: frozen, no extra fields.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    Two ways in, for two kinds of source.  Calling the class (``IntLit(value=3)``) is
+    the trusted path the parser and every reading use: it fills defaults, turns lists
+    into the declared tuples and checks what the static types cannot (operator
+    arities), but does not run pydantic's validator, whose schema alone costs more
+    than a whole small parse and had to be built at every start.  Data from outside
+    (a JSON document, a certificate) goes through ``model_validate``, which validates
+    fully; the schema is built then, on first use (``defer_build``).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+
+    def __init__(self, /, **data: Any) -> None:
+        values: dict[str, Any] = {}
+        for name, default, factory, required, is_tuple in _plan(type(self)):
+            if name in data:
+                value = data.pop(name)
+                if is_tuple and type(value) is not tuple:
+                    value = tuple(value)
+            elif required:
+                raise TypeError(f"{type(self).__name__}: missing field {name!r}")
+            else:
+                value = factory() if factory is not None else default
+            values[name] = value
+        if data:
+            raise TypeError(f"{type(self).__name__}: unknown field {sorted(data)[0]!r}")
+        object.__setattr__(self, "__dict__", values)
+        object.__setattr__(self, "__pydantic_fields_set__", set(values))
+        object.__setattr__(self, "__pydantic_extra__", None)
+        object.__setattr__(self, "__pydantic_private__", None)
+        self._trusted_check()
+
+    # Tell pydantic this is not a custom ``__init__``: its validator must keep building
+    # validated instances itself instead of handing raw input to the trusted path.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    def _trusted_check(self) -> None:
+        """What a node must satisfy beyond its static types (overridden where needed)."""
+
+    def json_data(self) -> dict[str, Any]:
+        """``model_dump(mode="json")`` without building pydantic's serializer.
+
+        The contract's identity and every generated id hash this form, so ``check``
+        computes it on every run; a test holds it equal to ``model_dump``.
+        """
+        return {name: _json_value(getattr(self, name)) for name in _dumped(type(self))}
 
 
 class ExprNode(Node):
@@ -126,9 +215,12 @@ class BinOp(ExprNode):
 
     @model_validator(mode="after")
     def _arity(self) -> BinOp:
-        if self.op not in CHAIN_OPS and len(self.operands) != 2:
-            raise ValueError(f"`{self.op}` takes exactly two operands")
+        self._trusted_check()
         return self
+
+    def _trusted_check(self) -> None:
+        if len(self.operands) < 2 or (self.op not in CHAIN_OPS and len(self.operands) != 2):
+            raise ValueError(f"`{self.op}` takes exactly two operands")
 
 
 class BoolOp(ExprNode):
@@ -146,9 +238,12 @@ class BoolOp(ExprNode):
 
     @model_validator(mode="after")
     def _arity(self) -> BoolOp:
-        if self.op not in CHAIN_OPS and len(self.operands) != 2:
-            raise ValueError(f"`{self.op}` takes exactly two operands")
+        self._trusted_check()
         return self
+
+    def _trusted_check(self) -> None:
+        if len(self.operands) < 2 or (self.op not in CHAIN_OPS and len(self.operands) != 2):
+            raise ValueError(f"`{self.op}` takes exactly two operands")
 
 
 CompareOp: TypeAlias = Literal["==", "!=", "<", "<=", ">", ">=", "in", "not in"]
@@ -532,28 +627,5 @@ class Contract(Node):
         return tuple(d for d in self.declarations if isinstance(d, ExceptionDecl))
 
 
-for _model in (
-    ListLit,
-    Unary,
-    BinOp,
-    BoolOp,
-    Compare,
-    Range,
-    IfExpr,
-    Quantifier,
-    Call,
-    Index,
-    Generator,
-    Count,
-    IntType,
-    ListType,
-    ConstDecl,
-    ParamDecl,
-    Parameter,
-    FunctionDecl,
-    OperationDecl,
-    SystemDecl,
-    Obligation,
-    Contract,
-):
-    _model.model_rebuild()
+# No ``model_rebuild`` here: with ``defer_build`` the schemas (forward references
+# resolved from this module) are built on the first ``model_validate`` or dump.

@@ -47,7 +47,7 @@ def sha256_json(obj: Any) -> str:
 
 def expr_json(expr: Expr) -> Any:
     """The position-free JSON form of an expression (what identity and ids hash)."""
-    return expr.model_dump(mode="json")
+    return expr.json_data()
 
 
 def content_digest(kind: str, owner: str | None, expr: Expr, exception: str | None) -> str:
@@ -57,7 +57,7 @@ def content_digest(kind: str, owner: str | None, expr: Expr, exception: str | No
 
 
 def _decl_meaning(d: Decl) -> Any:
-    data = d.model_dump(mode="json")
+    data = d.json_data()
     if d.kind == "enum":
         data["members"] = sorted(data["members"])
     if isinstance(d, SystemDecl):

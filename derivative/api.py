@@ -475,7 +475,7 @@ def verify_certificate(
 class _Doc(BaseModel):
     """Base of the published document models: immutable, and no field outside the schema."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 SourceFileName: TypeAlias = Annotated[

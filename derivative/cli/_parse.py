@@ -13,6 +13,7 @@ from typing import TextIO
 
 from derivative import api
 from derivative._errors import ExitCode
+from derivative._printer import to_source
 
 from ._arguments import add_specs, load_specs
 
@@ -58,21 +59,29 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     if args.json:
         stdout.write(json.dumps(api.contract_json(loaded), indent=2, ensure_ascii=False) + "\n")
         return ExitCode.OK
-    doc = api.contract_document(loaded)
-    lines = [f"spec {doc.spec.name} version {doc.spec.version}"]
-    if doc.spec.description:
-        lines.append(f'"{doc.spec.description}"')
-    lines.append(f"identity      sha256:{doc.spec.sha256}")
-    lines.append("files         " + ", ".join(f.path for f in doc.files))
-    decl_kinds = [d.kind for d in doc.declarations]
+    # The summary reads the contract itself: validating the whole published document
+    # (pydantic) only to print a table would cost more than the parse.
+    c = loaded.contract
+    lines = [f"spec {c.name} version {c.version}"]
+    if c.description:
+        lines.append(f'"{c.description}"')
+    lines.append(f"identity      sha256:{loaded.identity}")
+    lines.append("files         " + ", ".join(f.path for f in c.files))
+    decl_kinds = [d.kind for d in c.declarations]
     lines.append(
         f"declarations  {len(decl_kinds)}" + (f" ({_counts(decl_kinds)})" if decl_kinds else "")
     )
-    ob_kinds = [o.kind for o in doc.obligations]
+    ob_kinds = [o.kind for o in c.obligations]
     lines.append(f"obligations   {len(ob_kinds)}" + (f" ({_counts(ob_kinds)})" if ob_kinds else ""))
     rows = [
-        (o.id, f"{o.file}:{o.line}", o.kind, o.owner or "-", _clause(o.expr, o.exception, o.kind))
-        for o in doc.obligations
+        (
+            o.id,
+            f"{o.file}:{o.line}",
+            o.kind,
+            o.owner or "-",
+            _clause(to_source(o.expr), o.exception, o.kind),
+        )
+        for o in c.obligations
     ]
     if rows:
         lines.append("")

@@ -35,7 +35,7 @@ EXIT_CODES: Final[dict[str, int]] = {
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class OutcomeSpec(_Model):

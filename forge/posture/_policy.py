@@ -48,7 +48,7 @@ _Validated = TypeVar("_Validated", bound=BaseModel)
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class ModuleRule(_Model):
@@ -231,7 +231,9 @@ class _PolicyFileBase(BaseModel):
     """What every policy file is, whatever its keys: the check the schema's ``anyOf``
     makes, made by the model too, so that the two accept the same files."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_file_schema)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", defer_build=True, json_schema_extra=_file_schema
+    )
 
     @model_validator(mode="after")
     def _complete_unless_extending(self) -> _PolicyFileBase:

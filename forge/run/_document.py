@@ -36,7 +36,7 @@ ObligationStatus = Literal["passed", "failed", "unexercised", "undecided", "vacu
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class SpecIdentity(_Model):

@@ -27,7 +27,7 @@ Ending = Literal["closed", "timeout", "run_timeout", "crashed", "out_of_memory",
 class RunReceipt(BaseModel):
     """One sandbox start as the host saw it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     run_id: str = Field(description="a fresh random nonce naming this sandbox start")
     backend: Literal["process", "docker"]
