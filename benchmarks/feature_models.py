@@ -45,6 +45,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from benchmarks import _whole
 from benchmarks._rows import TableRow, table_row
 
 GOAL = 5.0
@@ -278,13 +279,14 @@ def measure(n: int, repeat: int, tmp: str, extra: list[str]) -> Measured:
         json.dump(_data(m), fh)
 
     def ours_process() -> None:
-        r = subprocess.run([*_derivative_cmd(), "check", spec, *extra], capture_output=True)
+        r = subprocess.run([*_derivative_cmd(), "check", spec, *extra], capture_output=True,
+                           env=_whole.child_env())
         if r.returncode != 0:
             raise SystemExit(f"derivative check exited {r.returncode}: {r.stdout[-2000:]!r}")
 
     def z3_process() -> None:
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--z3", data],
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env=_whole.child_env())
         if r.returncode != 0 or r.stdout.strip() != "sat":
             raise SystemExit(f"the z3py script failed: {r.stdout} {r.stderr[-2000:]}")
 

@@ -77,8 +77,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks._rows import TableRow, table_row  # noqa: E402
 
-BENCHMARKS = ("startup", "check_scale", "feature_models", "parse_scale", "all_cores", "race_explore",
-              "sandbox_overhead",
+BENCHMARKS = ("startup", "check_scale", "feature_models", "parse_scale", "all_cores",
+              "race_explore", "sandbox_overhead",
               "build_e2e", "batch_throughput", "test_throughput", "mutation")
 """In this order: ``test_throughput`` loads a Hypothesis profile when imported, so it comes
 after the other benchmarks that run Hypothesis in this process (``mutation``'s run in

@@ -10,12 +10,46 @@ obligations a core may contain, with the ids the verifier expects.
 
 from __future__ import annotations
 
-from ._build import CertificateError, build_certificate
-from ._formula import core_formula, range_obligation
-from ._model import CERTIFICATE_FORMAT, KINDS, Certificate
-from ._smtlib import CoreScope, EncodingError, encode_script
-from ._solvers import SolverRun, run_solvers
-from ._verify import VerifyResult, verify
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._build import CertificateError, build_certificate
+    from ._formula import core_formula, range_obligation
+    from ._model import CERTIFICATE_FORMAT, KINDS, Certificate
+    from ._smtlib import CoreScope, EncodingError, encode_script
+    from ._solvers import SolverRun, run_solvers
+    from ._verify import VerifyResult, verify
+
+# Each name is imported from its module on first use: ``check`` without a certificate
+# needs only ``range_obligation``, and the rest (the model, the SMT-LIB printer, the
+# verifier) is most of this room's import time.
+_WHERE = {
+    "CertificateError": "_build",
+    "build_certificate": "_build",
+    "core_formula": "_formula",
+    "range_obligation": "_formula",
+    "CERTIFICATE_FORMAT": "_model",
+    "KINDS": "_model",
+    "Certificate": "_model",
+    "CoreScope": "_smtlib",
+    "EncodingError": "_smtlib",
+    "encode_script": "_smtlib",
+    "SolverRun": "_solvers",
+    "run_solvers": "_solvers",
+    "VerifyResult": "_verify",
+    "verify": "_verify",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CERTIFICATE_FORMAT",

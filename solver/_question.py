@@ -244,6 +244,7 @@ class Question:
         self.timeout_ms = timeout_ms
         self.unencodable = list(unencodable)
         self.solver = self._fresh()
+        self._positions: dict[int, int] | None = None
         self._all_unsat: Answer | None = None
         """The answer "every member together is unsat" once known, with its core."""
         for m in self.members:
@@ -371,10 +372,34 @@ class Question:
         else:
             solver, scoped = self.solver, extra
         necessary, models, minimal = _deletion(solver, scoped, pool, seen)
-        order = {id(m): i for i, m in enumerate(self.members)}
+        order = self._order()
         necessary.sort(key=lambda m: order.get(id(m), 0))
         rechecked = self.recheck(necessary, extra) if recheck else False
         return CoreResult(tuple(necessary), tuple(models), minimal, rechecked)
+
+    def _order(self) -> dict[int, int]:
+        """Each member's position (by identity), to give cores in the question's order;
+        built once (a large question's warnings ask for it per core)."""
+        if self._positions is None or len(self._positions) != len(self.members):
+            self._positions = {id(m): i for i, m in enumerate(self.members)}
+        return self._positions
+
+    def restricted(self, members: Sequence[Member]) -> Question:
+        """The same question over ``members`` only (same literals, background and limits).
+
+        Whether a subset of ``members`` is satisfiable does not depend on the members
+        left out, so cores searched here are cores of this question; each check then
+        costs what those members cost.
+        """
+        return Question(
+            self.name,
+            members,
+            self.background,
+            self.variables,
+            self.rlimit,
+            self.timeout_ms,
+            self.unencodable,
+        )
 
     def _apart(self, core_size: int) -> bool:
         """Whether a core of this size is shrunk in a solver of its own (see
@@ -526,7 +551,7 @@ class Question:
                 break
         flags = self.recheck_all([c.members for c in cores], extra)
         cores = [replace(c, rechecked=f) for c, f in zip(cores, flags, strict=True)]
-        order = {id(m): i for i, m in enumerate(self.members)}
+        order = self._order()
 
         def rank(group: Iterable[Member]) -> list[int]:
             return sorted(order.get(id(m), 0) for m in group)

@@ -64,6 +64,8 @@ def vacuity(
         _one_by_one(ctx, q, asked, extra, members)
         return
     never = _never_true_terms(q, [c for _, _, c in asked], extra, members)
+    pool = _shared_pool(q, [c for _, _, c in asked if c.get_id() in never], extra, members)
+    small, start = (q, members) if pool is None else (q.restricted(pool), None)
     seen: set[frozenset[str]] = set()
     cores: dict[int, list[Obligation] | None] = {}
     for ob, cond, c in asked:
@@ -71,7 +73,7 @@ def vacuity(
         if key not in never:
             continue
         if key not in cores:
-            found = q.minimal_core(members, extra=[*extra, c])
+            found = small.minimal_core(start, extra=[*extra, c])
             cores[key] = None if found is None else [m.ob for m in found.members]
         core = cores[key]
         if core is not None:
@@ -129,7 +131,8 @@ def _never_true_terms(
 
     Exact and batched: a search solver holds the same constraints (asserted
     directly: every member is assumed anyway) and is asked for a model of the
-    disjunction of the terms not yet seen true; each model settles every pending term
+    disjunction of the terms not yet seen true (behind a literal assumed for that
+    round, so that what the solver learns carries over); each model settles every pending term
     it makes true (evaluated once per model, each distinct term once), and an unsat
     answer proves every pending term never true at once.  Z3 is told to decide
     Boolean atoms true first and to assign every atom (``phase_selection`` 1,
@@ -148,12 +151,13 @@ def _never_true_terms(
         _assert_direct(search, b)
     env = current()
     while pending:
-        search.push()
+        # "some pending term is true", behind a fresh literal assumed for this round
+        # only: unlike push/pop, the clauses the solver learns stay for the next rounds.
         some = list(pending.values())
-        _assert_direct(search, env.mk_or(some) if len(some) > 1 else some[0])
-        verdict = search.check()
+        guard = z3.FreshBool("settle", ctx=search.ctx)
+        _assert_direct(search, z3.Implies(guard, env.mk_or(some) if len(some) > 1 else some[0]))
+        verdict = search.check(guard)
         model = search.model() if verdict == z3.sat else None
-        search.pop()
         if verdict == z3.unsat:
             return set(pending)
         if model is None:
@@ -164,6 +168,28 @@ def _never_true_terms(
         if q.check(members, [*extra, t]).verdict == "unsat":
             never.add(k)
     return never
+
+
+def _shared_pool(
+    q: Question, never: Sequence[Z], extra: Sequence[Z], members: Sequence[Member] | None
+) -> list[Member] | None:
+    """The members some never-true term's core can be drawn from, found by one check.
+
+    Every term in ``never`` is unsatisfiable with the members, so their disjunction is
+    too, and the unsat core of that one check holds a core for each of them: each
+    term's minimal core is then searched among those members only (a minimal
+    unsatisfiable subset of a pool is minimal outright), instead of starting from
+    every member of the question once per term.  None (search among ``members`` as
+    before) when there is at most one term, or the check does not answer unsat.
+    """
+    chosen = q.members if members is None else list(members)
+    distinct = list({t.get_id(): t for t in never}.values())
+    if len(distinct) < 2:
+        return None
+    ans = q.check(chosen, [*extra, current().mk_or(distinct)])
+    if ans.verdict != "unsat":
+        return None
+    return [m for m in chosen if m.key in ans.model]
 
 
 def _never_true(ob: Obligation, text: str, core: list[Obligation]) -> Finding:
