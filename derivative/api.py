@@ -652,92 +652,104 @@ def _where(d: Located) -> dict[str, Any]:
     return {"file": d.file, "line": d.line, "column": d.column}
 
 
-def _parameters(params: tuple[Parameter, ...]) -> list[ParameterDoc]:
-    return [ParameterDoc(name=p.name, type=type_source(p.type), from_op=p.from_op) for p in params]
+# The document is built as plain JSON data, in the published models' field order, and
+# not through the models: validating ten thousand obligations (each with its syntax
+# tree) to print them cost more than parsing them.  ``contract_document`` validates
+# this data, and a test holds the two equal on every bundled and golden spec.
 
 
-def _operation_doc(op: OperationDecl) -> OperationDoc:
-    return OperationDoc(
-        name=op.name,
-        qualname=op.qualname,
-        params=_parameters(op.params),
-        returns=type_source(op.returns),
+def _parameters(params: tuple[Parameter, ...]) -> list[dict[str, Any]]:
+    return [{"name": p.name, "type": type_source(p.type), "from_op": p.from_op} for p in params]
+
+
+def _operation_json(op: OperationDecl) -> dict[str, Any]:
+    return {
+        "name": op.name,
+        "qualname": op.qualname,
+        "params": _parameters(op.params),
+        "returns": type_source(op.returns),
         **_where(op),
-    )
+    }
 
 
-def _const_doc(d: ConstDecl) -> ConstDoc:
+def _const_json(d: ConstDecl) -> dict[str, Any]:
     from derivative._printer import to_source
 
-    return ConstDoc(
-        kind="const", name=d.name, type=type_source(d.type), value=to_source(d.value), **_where(d)
-    )
+    return {
+        "kind": "const", "name": d.name, "type": type_source(d.type),
+        "value": to_source(d.value), **_where(d),
+    }
 
 
-def _function_doc(d: FunctionDecl) -> FunctionDoc:
-    return FunctionDoc(
-        kind="function",
-        name=d.name,
-        params=_parameters(d.params),
-        returns=type_source(d.returns),
+def _function_json(d: FunctionDecl) -> dict[str, Any]:
+    return {
+        "kind": "function",
+        "name": d.name,
+        "params": _parameters(d.params),
+        "returns": type_source(d.returns),
         **_where(d),
-    )
+    }
 
 
-_DECLARATION_DOC: dict[str, Callable[[Any], DeclarationDoc]] = {
-    "enum": lambda d: EnumDoc(kind="enum", name=d.name, members=list(d.members), **_where(d)),
-    "exception": lambda d: ExceptionDoc(kind="exception", name=d.name, base=d.base, **_where(d)),
-    "const": _const_doc,
-    "param": lambda d: ParamDoc(kind="param", name=d.name, type=type_source(d.type), **_where(d)),
-    "function": _function_doc,
-    "system": lambda d: SystemDoc(
-        kind="system",
-        name=d.name,
-        operations=[_operation_doc(op) for op in d.operations],
+_DECLARATION_JSON: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "enum": lambda d: {"kind": "enum", "name": d.name, "members": list(d.members), **_where(d)},
+    "exception": lambda d: {"kind": "exception", "name": d.name, "base": d.base, **_where(d)},
+    "const": _const_json,
+    "param": lambda d: {
+        "kind": "param", "name": d.name, "type": type_source(d.type), **_where(d)
+    },
+    "function": _function_json,
+    "system": lambda d: {
+        "kind": "system",
+        "name": d.name,
+        "operations": [_operation_json(op) for op in d.operations],
         **_where(d),
-    ),
-    "bind": lambda d: BindDoc(kind="bind", name=d.name, target=d.target, **_where(d)),
+    },
+    "bind": lambda d: {"kind": "bind", "name": d.name, "target": d.target, **_where(d)},
 }
 
 
-def _obligation_doc(o: Obligation) -> ObligationDoc:
+def _obligation_json(o: Obligation) -> dict[str, Any]:
     from derivative._printer import to_source
 
-    return ObligationDoc(
-        id=o.id,
-        generated_id=o.generated_id,
-        kind=o.kind,
-        owner=o.owner,
-        expr=to_source(o.expr),
-        exception=o.exception,
-        text=o.text,
-        tags=dict(o.tags),
-        ast=o.expr,
+    return {
+        "id": o.id,
+        "generated_id": o.generated_id,
+        "kind": o.kind,
+        "owner": o.owner,
+        "expr": to_source(o.expr),
+        "exception": o.exception,
+        "text": o.text,
+        "tags": dict(o.tags),
+        "ast": o.expr.json_data(),
         **_where(o),
-    )
-
-
-def contract_document(contract: Contract | LoadedContract) -> ContractDocument:
-    """The ``derivative.contract/v1`` document as a validated model."""
-    c = contract.contract if isinstance(contract, LoadedContract) else contract
-    return ContractDocument(
-        format=CONTRACT_FORMAT,
-        spec=SpecRef(
-            name=c.name,
-            version=c.version,
-            sha256=contract_identity(c),
-            description=c.description,
-            tolerance=c.tolerance,
-        ),
-        files=[FileRef(path=f.path, sha256=f.sha256) for f in c.files],
-        declarations=[_DECLARATION_DOC[d.kind](d) for d in c.declarations],
-        obligations=[_obligation_doc(o) for o in c.obligations],
-    )
+    }
 
 
 def contract_json(contract: Contract | LoadedContract) -> dict[str, Any]:
     """``derivative.contract/v1`` as plain JSON data (docs/cli.md)."""
-    return contract_document(contract).model_dump(mode="json")
+    if isinstance(contract, LoadedContract):
+        c, identity = contract.contract, contract.identity
+    else:
+        c, identity = contract, contract_identity(contract)
+    return {
+        "format": CONTRACT_FORMAT,
+        "spec": {
+            "name": c.name,
+            "version": c.version,
+            "sha256": identity,
+            "description": c.description,
+            "tolerance": c.tolerance,
+        },
+        "files": [{"path": f.path, "sha256": f.sha256} for f in c.files],
+        "declarations": [_DECLARATION_JSON[d.kind](d) for d in c.declarations],
+        "obligations": [_obligation_json(o) for o in c.obligations],
+    }
+
+
+def contract_document(contract: Contract | LoadedContract) -> ContractDocument:
+    """The ``derivative.contract/v1`` document as a validated model."""
+    return ContractDocument.model_validate(contract_json(contract))
 
 
 # --------------------------------------------------------------------------- for the CLI
