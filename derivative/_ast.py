@@ -2,8 +2,10 @@
 
 A spec is parsed once into these nodes and every back-end reads the same nodes:
 the Z3 encoding, the Python evaluator, the SMT-LIB printer and the generated
-tests.  They are frozen pydantic models so that they validate, serialise to the
-published JSON Schema, and cannot be mutated behind a walker's back.
+tests.  They are immutable plain classes (``Node``), so that no walker can change
+them behind another's back; their published form (JSON, JSON Schema, validation of
+data from outside) is mirrored by pydantic models in ``derivative._ast_models``,
+which only documents and schemas load.
 
 Each node has a ``kind`` discriminator; walkers dispatch on it (``visit_<kind>``,
 see ``_walk.py``) instead of ``isinstance`` ladders.  Source positions
@@ -17,45 +19,84 @@ so two spellings of one meaning have one identity.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Annotated, Any, Literal, TypeAlias
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+if TYPE_CHECKING:
+    from typing import Self
 
-#: per node class: (field, default, default factory, required, tuple-typed) in order
-_Plan: TypeAlias = tuple[tuple[str, Any, Any, bool, bool], ...]
-_PLANS: dict[type, _Plan] = {}
-
-
-def _plan(cls: type[Node]) -> _Plan:
-    plan = _PLANS.get(cls)
-    if plan is None:
-        hints: dict[str, Any] = {}
-        for base in reversed(cls.__mro__):
-            hints.update(getattr(base, "__annotations__", {}))
-        plan = _PLANS[cls] = tuple(
-            (
-                name,
-                info.default,
-                info.default_factory,
-                info.is_required(),
-                str(hints.get(name, "")).startswith("tuple["),
-            )
-            for name, info in cls.__pydantic_fields__.items()
-        )
-    return plan
+_MISSING: Any = object()
 
 
-_DUMPED: dict[type, tuple[str, ...]] = {}
+class FieldSpec:
+    """What a node class says about one field (the part of pydantic's ``FieldInfo`` the
+    nodes use): its default, whether it is left out of the published form (positions),
+    shown by ``repr``, and constraints the published schema states (``min_length``)."""
+
+    __slots__ = ("annotation", "default", "default_factory", "exclude", "min_length", "repr")
+
+    def __init__(
+        self,
+        default: Any = _MISSING,
+        *,
+        default_factory: Callable[[], Any] | None = None,
+        exclude: bool = False,
+        repr: bool = True,
+        min_length: int | None = None,
+    ) -> None:
+        self.default = default
+        self.default_factory = default_factory
+        self.exclude = exclude
+        self.repr = repr
+        self.min_length = min_length
+        self.annotation = ""
+
+    def is_required(self) -> bool:
+        return self.default is _MISSING and self.default_factory is None
 
 
-def _dumped(cls: type[Node]) -> tuple[str, ...]:
-    names = _DUMPED.get(cls)
-    if names is None:
-        names = _DUMPED[cls] = tuple(
-            n for n, info in cls.__pydantic_fields__.items() if not info.exclude
-        )
-    return names
+def Field(
+    default: Any = _MISSING,
+    *,
+    default_factory: Callable[[], Any] | None = None,
+    exclude: bool = False,
+    repr: bool = True,
+    min_length: int | None = None,
+    discriminator: str | None = None,
+) -> Any:
+    """A field's declaration in a node class body (``line: int = Field(default=0, ...)``).
+
+    ``discriminator`` marks a union alias (``Annotated[A | B, Field(discriminator=...)]``).
+    """
+    if discriminator is not None:
+        return Discriminator(discriminator)
+    return FieldSpec(
+        default, default_factory=default_factory, exclude=exclude, repr=repr, min_length=min_length
+    )
+
+
+class Discriminator:
+    """Marks a union of node classes told apart by one field (``kind``)."""
+
+    __slots__ = ("field",)
+
+    def __init__(self, field: str) -> None:
+        self.field = field
+
+
+def _collect(cls: type) -> dict[str, FieldSpec]:
+    """The fields of a node class, base classes' first, in the order they were written."""
+    fields: dict[str, FieldSpec] = {}
+    for klass in reversed(cls.__mro__):
+        own = klass.__dict__.get("__annotations__", {})  # noqa: RUF063 - no inspect at start-up
+        for name, annotation in own.items():
+            if str(annotation).startswith("ClassVar"):
+                continue
+            value = klass.__dict__.get(name, _MISSING)
+            spec = value if isinstance(value, FieldSpec) else FieldSpec(value)
+            spec.annotation = str(annotation)
+            fields[name] = spec
+    return fields
 
 
 def _json_value(value: Any) -> Any:
@@ -68,23 +109,47 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-class Node(BaseModel):
-    """Base of every node: frozen, no extra fields.
+class Node:
+    """Base of every node: immutable, keyword-built, compared and hashed by value.
 
-    Two ways in, for two kinds of source.  Calling the class (``IntLit(value=3)``) is
-    the trusted path the parser and every reading use: it fills defaults, turns lists
-    into the declared tuples and checks what the static types cannot (operator
-    arities), but does not run pydantic's validator, whose schema alone costs more
-    than a whole small parse and had to be built at every start.  Data from outside
-    (a JSON document, a certificate) goes through ``model_validate``, which validates
-    fully; the schema is built then, on first use (``defer_build``).
+    Plain classes, not pydantic models: importing pydantic and building the schemas of
+    ~45 classes cost more than a whole small ``derivative parse``, at every start.  What
+    the published documents need from pydantic lives in ``derivative._ast_models``,
+    loaded only when something is validated from outside or a schema is written:
+    ``Node.model_validate`` (a certificate, a document: full validation, then the same
+    plain nodes) and ``model_json_schema`` go through it.
+
+    Calling a class is the trusted path the parser and every reading use: it fills
+    defaults, turns lists into the declared tuples and checks what the static types
+    cannot (operator arities).  The small pydantic-like surface (``model_dump``,
+    ``model_copy``, ``model_fields``) keeps the callers and tests that use it working.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+    model_fields: ClassVar[dict[str, FieldSpec]] = {}
+    _plan: ClassVar[tuple[tuple[str, Any, Any, bool, bool], ...]] = ()
+    _dumped: ClassVar[tuple[str, ...]] = ()
+    _shown: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        fields = _collect(cls)
+        cls.model_fields = fields
+        cls._plan = tuple(
+            (
+                name,
+                spec.default,
+                spec.default_factory,
+                spec.is_required(),
+                spec.annotation.startswith("tuple["),
+            )
+            for name, spec in fields.items()
+        )
+        cls._dumped = tuple(n for n, spec in fields.items() if not spec.exclude)
+        cls._shown = tuple(n for n, spec in fields.items() if spec.repr)
 
     def __init__(self, /, **data: Any) -> None:
         values: dict[str, Any] = {}
-        for name, default, factory, required, is_tuple in _plan(type(self)):
+        for name, default, factory, required, is_tuple in self._plan:
             if name in data:
                 value = data.pop(name)
                 if is_tuple and type(value) is not tuple:
@@ -97,25 +162,80 @@ class Node(BaseModel):
         if data:
             raise TypeError(f"{type(self).__name__}: unknown field {sorted(data)[0]!r}")
         object.__setattr__(self, "__dict__", values)
-        object.__setattr__(self, "__pydantic_fields_set__", set(values))
-        object.__setattr__(self, "__pydantic_extra__", None)
-        object.__setattr__(self, "__pydantic_private__", None)
         self._trusted_check()
-
-    # Tell pydantic this is not a custom ``__init__``: its validator must keep building
-    # validated instances itself instead of handing raw input to the trusted path.
-    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
 
     def _trusted_check(self) -> None:
         """What a node must satisfy beyond its static types (overridden where needed)."""
 
-    def json_data(self) -> dict[str, Any]:
-        """``model_dump(mode="json")`` without building pydantic's serializer.
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot set {name!r}")
 
-        The contract's identity and every generated id hash this form, so ``check``
-        computes it on every run; a test holds it equal to ``model_dump``.
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable: cannot delete {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    def __hash__(self) -> int:
+        return hash((type(self), *self.__dict__.values()))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._shown)
+        return f"{type(self).__name__}({args})"
+
+    def __str__(self) -> str:
+        return " ".join(f"{n}={getattr(self, n)!r}" for n in self._shown)
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        """``(field, value)`` pairs, positions included (as pydantic models iterate)."""
+        return iter(self.__dict__.items())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), dict(self.__dict__)))
+
+    # ------------------------------------------------------------------ the published form
+
+    def json_data(self) -> dict[str, Any]:
+        """The published JSON form: every field but positions, tuples as lists.
+
+        What the contract's identity and generated ids hash, and what
+        ``derivative._ast_models`` validates back (a test holds the two in step).
         """
-        return {name: _json_value(getattr(self, name)) for name in _dumped(type(self))}
+        return {name: _json_value(getattr(self, name)) for name in self._dumped}
+
+    def model_dump(self, *, mode: str = "json", **_: Any) -> dict[str, Any]:
+        """``json_data`` under pydantic's name (both modes give JSON-shaped data)."""
+        return self.json_data()
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None) -> Self:
+        """A copy with some fields replaced (not re-checked, as pydantic's is not)."""
+        copy = object.__new__(type(self))
+        object.__setattr__(copy, "__dict__", {**self.__dict__, **(update or {})})
+        return copy
+
+    @classmethod
+    def model_validate(cls, data: Any) -> Self:
+        """Full validation of data from outside (JSON-shaped), then plain nodes."""
+        from derivative._ast_models import validate
+
+        node: Self = validate(cls, data)
+        return node
+
+    @classmethod
+    def model_json_schema(cls, **kwargs: Any) -> dict[str, Any]:
+        """The JSON Schema of this node's published form."""
+        from derivative._ast_models import mirror
+
+        schema: dict[str, Any] = mirror(cls).model_json_schema(**kwargs)
+        return schema
+
+
+def _rebuild(cls: type[Node], values: dict[str, Any]) -> Node:
+    node = object.__new__(cls)
+    object.__setattr__(node, "__dict__", values)
+    return node
 
 
 class ExprNode(Node):
@@ -213,11 +333,6 @@ class BinOp(ExprNode):
     op: ArithOp
     operands: tuple[Expr, ...] = Field(min_length=2)
 
-    @model_validator(mode="after")
-    def _arity(self) -> BinOp:
-        self._trusted_check()
-        return self
-
     def _trusted_check(self) -> None:
         if len(self.operands) < 2 or (self.op not in CHAIN_OPS and len(self.operands) != 2):
             raise ValueError(f"`{self.op}` takes exactly two operands")
@@ -235,11 +350,6 @@ class BoolOp(ExprNode):
     kind: Literal["boolop"] = "boolop"
     op: LogicOp
     operands: tuple[Expr, ...] = Field(min_length=2)
-
-    @model_validator(mode="after")
-    def _arity(self) -> BoolOp:
-        self._trusted_check()
-        return self
 
     def _trusted_check(self) -> None:
         if len(self.operands) < 2 or (self.op not in CHAIN_OPS and len(self.operands) != 2):
@@ -627,5 +737,3 @@ class Contract(Node):
         return tuple(d for d in self.declarations if isinstance(d, ExceptionDecl))
 
 
-# No ``model_rebuild`` here: with ``defer_build`` the schemas (forward references
-# resolved from this module) are built on the first ``model_validate`` or dump.

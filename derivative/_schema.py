@@ -45,6 +45,12 @@ def model_of(name: str) -> type[BaseModel]:
     """The pydantic model behind the schema file ``name``."""
     module, attr = SCHEMAS[name]
     model = getattr(importlib.import_module(module), attr)
+    from derivative._ast import Node
+
+    if isinstance(model, type) and issubclass(model, Node):
+        from derivative._ast_models import mirror
+
+        model = mirror(model)  # a syntax-tree node: its published form's model
     if not (isinstance(model, type) and issubclass(model, BaseModel)):
         raise TypeError(f"{module}.{attr} is not a pydantic model")
     return model

@@ -27,20 +27,16 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from derivative._ast import (
     ConstDecl,
     Contract,
     Decl,
-    Expr,
     FunctionDecl,
     IntType,
     Located,
     Obligation,
-    ObligationKind,
     OperationDecl,
     Parameter,
     StrLit,
@@ -55,6 +51,7 @@ from derivative._strictjson import JSONRefused
 from derivative._strictjson import loads as strict_json
 
 if TYPE_CHECKING:
+    from derivative._contract_doc import ContractDocument
     from derivative._typecheck import TypeInfo
     from derivative.certificates import Certificate, VerifyResult
     from derivative.forge.build import LEDGER_FILE as LEDGER_FILE
@@ -469,149 +466,6 @@ def verify_certificate(
     return certificates.verify(document, spec, **extra)
 
 
-# --------------------------------------------------------------------------- the document
-
-
-class _Doc(BaseModel):
-    """Base of the published document models: immutable, and no field outside the schema."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-
-SourceFileName: TypeAlias = Annotated[
-    str, Field(description="the source file, as given or joined to the including file")
-]
-SourceLine: TypeAlias = Annotated[int, Field(ge=0, description="1-based line (0 when unknown)")]
-SourceColumn: TypeAlias = Annotated[int, Field(ge=0, description="1-based column (0 when unknown)")]
-
-
-class SpecRef(_Doc):
-    """The requirement set's name, version and identity."""
-
-    name: str
-    version: int = Field(ge=1)
-    sha256: str = Field(pattern="^[0-9a-f]{64}$", description="the identity (docs/language.md §11)")
-    description: str | None
-    tolerance: str | None = Field(description="the relative tolerance for reals, if set")
-
-
-class FileRef(_Doc):
-    path: str
-    sha256: str = Field(pattern="^[0-9a-f]{64}$", description="SHA-256 of the file's bytes")
-
-
-class ParameterDoc(_Doc):
-    name: str
-    type: str = Field(description="the written type, in the language's syntax")
-    from_op: str | None = Field(description="`p: T from op`: the operation whose results p takes")
-
-
-class EnumDoc(_Doc):
-    kind: Literal["enum"]
-    name: str
-    members: list[str]
-    file: SourceFileName
-    line: SourceLine
-    column: SourceColumn
-
-
-class ExceptionDoc(_Doc):
-    kind: Literal["exception"]
-    name: str
-    base: str
-    file: SourceFileName
-    line: SourceLine
-    column: SourceColumn
-
-
-class ConstDoc(_Doc):
-    kind: Literal["const"]
-    name: str
-    type: str
-    value: str = Field(description="the defining expression, in the language's syntax")
-    file: SourceFileName
-    line: SourceLine
-    column: SourceColumn
-
-
-class ParamDoc(_Doc):
-    kind: Literal["param"]
-    name: str
-    type: str
-    file: SourceFileName
-    line: SourceLine
-    column: SourceColumn
-
-
-class FunctionDoc(_Doc):
-    kind: Literal["function"]
-    name: str
-    params: list[ParameterDoc]
-    returns: str
-    file: SourceFileName
-    line: SourceLine
-    column: SourceColumn
-
-
-class OperationDoc(_Doc):
-    name: str
-    qualname: str = Field(description="`System.op`, the owner of the operation's clauses")
-    params: list[ParameterDoc]
-    returns: str
-    file: SourceFileName
-    line: SourceLine
-    column: SourceColumn
-
-
-class SystemDoc(_Doc):
-    kind: Literal["system"]
-    name: str
-    operations: list[OperationDoc]
-    file: SourceFileName
-    line: SourceLine
-    column: SourceColumn
-
-
-class BindDoc(_Doc):
-    kind: Literal["bind"]
-    name: str
-    target: str
-    file: SourceFileName
-    line: SourceLine
-    column: SourceColumn
-
-
-DeclarationDoc: TypeAlias = Annotated[
-    EnumDoc | ExceptionDoc | ConstDoc | ParamDoc | FunctionDoc | SystemDoc | BindDoc,
-    Field(discriminator="kind"),
-]
-
-
-class ObligationDoc(_Doc):
-    id: str
-    generated_id: bool = Field(description="true when the id was derived from the content")
-    kind: ObligationKind
-    owner: str | None = Field(description="function, `System.op` or system; null if global")
-    expr: str = Field(description="the obligation's expression in the language's own syntax")
-    exception: str | None = Field(description="for raises and `example: CALL raises E`")
-    text: str | None
-    tags: dict[str, str]
-    ast: Expr = Field(description="the same expression as a typed syntax tree")
-    file: SourceFileName
-    line: SourceLine
-    column: SourceColumn
-
-
-class ContractDocument(_Doc):
-    """``derivative.contract/v1``: what ``derivative parse --json`` prints."""
-
-    format: Literal["derivative.contract/v1"]
-    spec: SpecRef
-    files: list[FileRef]
-    declarations: list[DeclarationDoc]
-    obligations: list[ObligationDoc]
-
-
 # --------------------------------------------------------------------------- building it
 
 
@@ -749,12 +603,28 @@ def contract_json(contract: Contract | LoadedContract) -> dict[str, Any]:
 
 def contract_document(contract: Contract | LoadedContract) -> ContractDocument:
     """The ``derivative.contract/v1`` document as a validated model."""
+    from derivative._contract_doc import ContractDocument
+
     return ContractDocument.model_validate(contract_json(contract))
 
 
 # --------------------------------------------------------------------------- for the CLI
 
 _FACES: dict[str, tuple[str, str]] = {
+    "ContractDocument": ("derivative._contract_doc", "ContractDocument"),
+    "SpecRef": ("derivative._contract_doc", "SpecRef"),
+    "FileRef": ("derivative._contract_doc", "FileRef"),
+    "ParameterDoc": ("derivative._contract_doc", "ParameterDoc"),
+    "EnumDoc": ("derivative._contract_doc", "EnumDoc"),
+    "ExceptionDoc": ("derivative._contract_doc", "ExceptionDoc"),
+    "ConstDoc": ("derivative._contract_doc", "ConstDoc"),
+    "ParamDoc": ("derivative._contract_doc", "ParamDoc"),
+    "FunctionDoc": ("derivative._contract_doc", "FunctionDoc"),
+    "OperationDoc": ("derivative._contract_doc", "OperationDoc"),
+    "SystemDoc": ("derivative._contract_doc", "SystemDoc"),
+    "BindDoc": ("derivative._contract_doc", "BindDoc"),
+    "DeclarationDoc": ("derivative._contract_doc", "DeclarationDoc"),
+    "ObligationDoc": ("derivative._contract_doc", "ObligationDoc"),
     # name -> (room face, attribute): what the command line needs beside the operations
     # above (options classes and their defaults, renderers, the sandbox and posture tools),
     # so that the CLI imports the API and nothing else (docs/layers.toml)

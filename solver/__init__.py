@@ -8,12 +8,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from derivative._values import value_json
 
 from ._boundary import Plan, clear_cache, plan_for, space_for
 from ._certify import certify
 from ._check import check
-from ._document import CheckDocument
+
+if TYPE_CHECKING:
+    from ._document import CheckDocument
 from ._report import render_json, render_text
 from ._result import (
     CallWitness,
@@ -50,3 +54,12 @@ __all__ = [
     "space_for",
     "value_json",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``CheckDocument`` (pydantic) is imported on first use: no check needs it."""
+    if name == "CheckDocument":
+        from ._document import CheckDocument
+
+        return CheckDocument
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

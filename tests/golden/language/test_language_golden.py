@@ -22,12 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pydantic import BaseModel
 
-from derivative._ast import Contract
+from derivative._ast import Contract, Node
 from derivative._errors import DerivativeError, SpecError, SpecErrors
-from derivative.grammar import load
 from derivative.api import parse_text
+from derivative.grammar import load
 
 if TYPE_CHECKING:
     from conftest import Golden
@@ -39,7 +38,7 @@ ERRORS = sorted(p.name for p in (HERE / "errors").glob("*.req"))
 
 def dump(value: Any) -> Any:
     """Like ``model_dump`` but keeping the position fields a dump leaves out."""
-    if isinstance(value, BaseModel):
+    if isinstance(value, Node):
         return {name: dump(getattr(value, name)) for name in type(value).model_fields}
     if isinstance(value, (tuple, list)):
         return [dump(v) for v in value]
