@@ -55,6 +55,9 @@ ROUNDS = 16
 CAPS = (8, 16, 32, 64)
 """The unrolling sizes ``_range_cap`` tries."""
 
+LONG_CAPS = (256, 1024, 4096)
+"""Longer bounds a padding's length is tried against (``_bound_in``)."""
+
 PAD = 256
 """A padding term is a prefix of this many copies of its character."""
 
@@ -121,15 +124,17 @@ def realize_by_terms(ctx: Ctx, cl: Clauses, sc: CallScope, q: Question) -> Terms
     return TermsAnswer(None)
 
 
-def _ask(question: Question, extra: list[Z], formulas: list[Z]) -> Answer:
+def _ask(question: Question, extra: list[Z], formulas: list[Z], incremental: bool = True) -> Answer:
     """``question`` with ``extra``, in a new solver (``Question.check_once``); when
     undecided, in the question's incremental solver (Z3's string solver decides some
     questions only one way, some only the other), then in a new solver with the
     round-trip facts of the text-integer conversions in ``formulas``, then with all
     their facts (``_shapes``: more facts can make Z3 give up where fewer decide).
-    Each attempt has the full resource limit; the first decisive answer counts."""
+    Each attempt has the full resource limit; the first decisive answer counts.
+    ``incremental``: False skips the second attempt (a question asked once, at a
+    fixed input, gains nothing from it)."""
     ans = question.check_once(extra)
-    if ans.verdict == "unknown":
+    if ans.verdict == "unknown" and incremental:
         ans = question.check(extra=extra)
     for every in (False, True):
         if ans.verdict != "unknown":
@@ -229,7 +234,7 @@ def _result_at(
         ctx.options.rlimit,
         ctx.options.timeout_ms,
     )
-    ans = _ask(ask, [], ensures)
+    ans = _ask(ask, [], ensures, incremental=False)
     if ans.verdict != "sat":
         return "none" if ans.verdict == "unsat" else "unknown"
     try:
@@ -414,12 +419,13 @@ def _lengths(cl: Clauses, sc: CallScope, model: Z) -> list[tuple[int, Z]]:
 def _padded(
     plain: str, lengths: Sequence[tuple[int, Z]], bound: Callable[[Z], int | None]
 ) -> list[Z]:
-    """``plain`` as terms: its runs of one character whose length is among ``lengths``
-    become padding terms, the rest stays text."""
+    """``plain`` as terms: its runs of at least two copies of one character whose
+    length is among ``lengths`` become padding terms, the rest stays text (a single
+    character is more often a separator than a padding of length one)."""
     out: list[Z] = []
     for ch, group in itertools.groupby(plain):
         run = len(list(group))
-        length = next((t for v, t in lengths if v == run), None)
+        length = next((t for v, t in lengths if v == run), None) if run > 1 else None
         out.append(str_val(ch * run) if length is None else _padding(ch, length, bound))
     merged: list[Z] = []
     for p in out:
@@ -432,11 +438,12 @@ def _padded(
 
 def _padding(ch: str, length: Z, bound: Callable[[Z], int | None]) -> Z:
     """``length`` copies of ``ch``: a choice among the constants up to the bound of
-    ``length`` over the valid inputs when it has a small one (Z3 decides those by
-    cases), else a prefix of ``PAD`` copies (which Z3's string solver finds harder)."""
+    ``length`` over the valid inputs when it is at most 64 (Z3 decides those by cases),
+    else a prefix of as many copies as the bound, or ``PAD`` when there is none (which
+    Z3's string solver finds harder)."""
     most = bound(length)
-    if most is None:
-        return z3.SubString(str_val(ch * PAD), 0, length)
+    if most is None or most > CAPS[-1]:
+        return z3.SubString(str_val(ch * (most or PAD)), 0, length)
     out = str_val("")
     for k in range(most, 0, -1):
         out = z3.If(length == k, str_val(ch * k), out)
@@ -444,11 +451,11 @@ def _padding(ch: str, length: Z, bound: Callable[[Z], int | None]) -> Z:
 
 
 def _bound_in(question: Question) -> Callable[[Z], int | None]:
-    """The least of ``CAPS`` that an int term never exceeds under ``question``'s
-    background (None: none of them)."""
+    """The least of ``CAPS`` and ``LONG_CAPS`` that an int term never exceeds under
+    ``question``'s background (None: none of them)."""
 
     def bound(term: Z) -> int | None:
-        for cap in CAPS:
+        for cap in (*CAPS, *LONG_CAPS):
             if question.check(extra=[term > cap]).verdict == "unsat":
                 return cap
         return None

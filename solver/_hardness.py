@@ -11,7 +11,8 @@ clause is what the author can simplify, bound or split:
   reads the result: Z3's and cvc5's string-to-integer reasoning is incomplete;
 - an index into the result at a position that is not a constant;
 - a product, division or modulo of two non-constant values (non-linear arithmetic);
-- the same features in a ``requires`` or ``raises`` condition, over the inputs.
+- the same features in a ``requires`` or ``raises`` condition, over the inputs;
+- when none of these is written anywhere, a regular expression the result must match.
 
 Only the first feature of each clause is named; ensures come first.
 """
@@ -43,6 +44,17 @@ def hard_clauses(cl: Clauses, consts: Collection[str] = ()) -> list[Hard]:
         why = _feature(ob.expr, ob.kind == "ensures", fixed)
         if why is not None:
             out.append((ob, why))
+    if not out:
+        # Nothing of the above: a regular expression the result must match is then
+        # the likeliest obstacle (string solvers unfold it by length).
+        out = [
+            (ob, "matches the result against a regular expression")
+            for ob in cl.ensures
+            if any(
+                isinstance(n, Call) and n.func == "matches" and n.args and _reads_result(n.args[0])
+                for n in walk(ob.expr)
+            )
+        ]
     return out
 
 

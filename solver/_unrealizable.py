@@ -15,6 +15,7 @@ from derivative._walk import free_names
 from ._context import CallScope, Clauses, Ctx
 from ._cores import add_cores, undefined_only
 from ._encode import Encoder
+from ._hardness import hard_clauses, hard_text
 from ._question import CoreResult, Question
 from ._result import Method
 from ._scope import Owner
@@ -57,13 +58,18 @@ def unrealizable(ctx: Ctx, cl: Clauses, bad_input: dict[str, Value], method: Met
         )
         ans = q.check()
     if ans.verdict != "unsat":
+        hard = hard_clauses(cl, ctx.consts)
         ctx.unknown(
             q.name,
             cl.ensures,
-            ans.reason
-            if ans.verdict == "unknown"
-            else "the solver found the input unrealizable but not the ensures at it "
-            "(inconsistent answers)",
+            (
+                ans.reason
+                if ans.verdict == "unknown"
+                else "the solver found the input unrealizable but not the ensures at it "
+                "(inconsistent answers)"
+            )
+            + hard_text(hard),
+            hard=[ob for ob, _ in hard],
         )
         return
     # An input must be a valid call the implementation can actually receive.
