@@ -156,8 +156,12 @@ class SmtCalls(SmtExpressions):
         s = self._enc(e.args[0], bound, STR)
         if not isinstance(s.ty, TStr):
             raise EncodingError(f"int() of a {s.ty.show()}")
-        defined = and_(s.defined, f"(str.in_re {s.value} {_DIGITS})")
-        return SmtTerm(defined, f"(str.to_int {s.value})", INT)
+        # ``(>= (str.to_int s) 0)`` follows from the digits (SMT-LIB's definition) but
+        # neither z3 nor cvc5 derives it on its own (``int(result) == -1`` stays
+        # "unknown" without it), so it is spelled out (docs/decisions.md).
+        value = f"(str.to_int {s.value})"
+        defined = and_(s.defined, f"(str.in_re {s.value} {_DIGITS})", f"(>= {value} 0)")
+        return SmtTerm(defined, value, INT)
 
     def _call_str(self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
         n = self._enc(e.args[0], bound, INT if self._is_any(e.args[0], bound) else None)

@@ -92,8 +92,16 @@ class Ctx:
             failed,
         )
 
-    def unknown(self, question: str, obs: Sequence[Obligation], reason: str) -> None:
-        self.unknowns.append(Unknown(question, tuple(o.id for o in obs), reason))
+    def unknown(
+        self,
+        question: str,
+        obs: Sequence[Obligation],
+        reason: str,
+        hard: Sequence[Obligation] = (),
+    ) -> None:
+        self.unknowns.append(
+            Unknown(question, tuple(o.id for o in obs), reason, tuple(o.id for o in hard))
+        )
 
 
 @dataclass

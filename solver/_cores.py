@@ -19,7 +19,7 @@ from derivative._values import Value
 
 from ._context import Ctx
 from ._question import Answer, CoreResult, Member, Question
-from ._result import Core, Correction, Kind
+from ._result import Core, Correction, Kind, Method
 from ._z3util import Unsupported, Z
 
 REDERIVE_FAILED = "the conflict could not be re-derived"
@@ -36,6 +36,7 @@ def add_cores(
     variables: Sequence[str] | None = None,
     require: Obligation | None = None,
     at_input: Sequence[Z] = (),
+    method: Method | None = None,
 ) -> bool:
     """Find the minimal core(s) of an unsatisfiable question and record them.
 
@@ -100,6 +101,7 @@ def add_cores(
                 minimality=tuple(minimality),
                 minimal=r.minimal and len(minimality) == len(r.members),
                 rechecked=r.rechecked,
+                method=method,
             )
         )
     return True
@@ -144,9 +146,7 @@ def _all_cores(
             first=first,
             seconds=ctx.options.enumeration_seconds,
         )
-        results.extend(
-            c for c in cores if require is None or require in [m.ob for m in c.members]
-        )
+        results.extend(c for c in cores if require is None or require in [m.ob for m in c.members])
         per_component.append(mcses)
         if not complete:
             ctx.unknown(

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from ._result import Method
+
 
 class _Doc(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
@@ -24,6 +26,11 @@ class CallDoc(_Doc):
     result: JsonValue = Field(description="the result (null for `none` or when it raises)")
     raises: str | None = Field(
         default=None, description="the exception, when every valid input must raise"
+    )
+    method: Method | None = Field(
+        default=None,
+        description="how realizability (every valid input has an acceptable result) was "
+        "decided (docs/cli.md)",
     )
 
 
@@ -59,6 +66,10 @@ class CoreDoc(_Doc):
     members: list[MemberDoc]
     witness_input: dict[str, JsonValue] | None
     minimal: bool = Field(description="false only if Z3 could not decide a deletion step")
+    method: Method | None = Field(
+        default=None,
+        description="for `unrealizable`: how the input without an acceptable result was found",
+    )
 
 
 class CorrectionDoc(_Doc):
@@ -77,6 +88,11 @@ class UnknownDoc(_Doc):
     question: str
     ids: list[str]
     reason: str
+    hard: list[str] = Field(
+        default_factory=list,
+        description="for an undecided realizability question: the clauses that make it "
+        "hard (a quantifier, a text-integer conversion or non-linear arithmetic)",
+    )
 
 
 class CheckDocument(_Doc):

@@ -123,6 +123,11 @@ class EncoderBase(ExprVisitor[Term]):
         self.enums = dict(enums or {})
         self.call_hook = call_hook
         self.expand_limit = expand_limit
+        self.range_cap: int | None = None
+        """Set by a caller that has shown every quantifier range it encodes to hold at
+        most this many values (for its valid inputs): quantifiers over symbolic ranges
+        are then unrolled to that many guarded items instead of quantified
+        (``_encode_quant``, ``_candidates``)."""
         # The Z3 environment the terms are built in (an encoder lives in one context).
         self._z = current()
 

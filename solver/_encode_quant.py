@@ -50,11 +50,28 @@ class Quantifiers(EncoderBase):
                 ]
                 d, v = fold_and(items) if n.quantifier == "forall" else fold_or(items)
                 return Term(v, conj(bounds_defined, d), BOOL)
+        if self.range_cap is not None:
+            return self._capped(n, lo, hi, self.range_cap)
         i = z3.FreshInt(n.var, ctx())
         body = self._with(n.var, Term(i, true(), INT), n.body)
         in_range = z3.And(lo.value <= i, i <= hi.value)
         d, v = self._symbolic_all_any(n.quantifier == "forall", i, in_range, body, lo.value)
         return Term(v, conj(bounds_defined, d), BOOL)
+
+    def _capped(self, n: Quantifier, lo: Term, hi: Term, cap: int) -> Term:
+        """A quantifier over a symbolic range that the caller has shown to hold at most
+        ``cap`` values: ``cap`` items ``lo + k``, each standing for itself inside the
+        range and for the neutral value (true for forall, false for exists) beyond it."""
+        items: list[Term] = []
+        neutral = n.quantifier == "forall"
+        for k in range(cap):
+            at = lo.value + k
+            body = self._with(n.var, Term(at, true(), INT), n.body)
+            inside = at <= hi.value
+            value = z3.If(inside, body.value, z3.BoolVal(neutral, ctx()))
+            items.append(Term(value, z3.Or(z3.Not(inside), body.defined), BOOL))
+        d, v = fold_and(items) if neutral else fold_or(items)
+        return Term(v, conj(lo.defined, hi.defined, d), BOOL)
 
     def _symbolic_all_any(
         self, is_all: bool, i: Z, in_range: Z, body: Term, first: Z

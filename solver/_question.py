@@ -274,6 +274,29 @@ class Question:
         chosen = self.members if members is None else members
         return _check_assuming(self.solver, chosen, extra)
 
+    def check_once(self, extra: Sequence[Z] = ()) -> Answer:
+        """All members and ``extra`` in a new solver, asserted directly (no assumption
+        literals, no push).
+
+        Z3 runs its preprocessing (solving equations away, among others) only on a
+        solver that has not been used incrementally; the string questions of
+        ``_candidates`` (``s == p0 + "=" + p1`` and a term over ``p0``) are decided in
+        milliseconds that way and not at all incrementally.
+        """
+        s = make_solver(self.rlimit, self.timeout_ms)
+        for b in self.background:
+            _assert_direct(s, b)
+        for m in self.members:
+            s.add(m.formula)
+        for e in extra:
+            s.add(e)
+        r = s.check()
+        if r == z3.sat:
+            return Answer("sat", s.model())
+        if r == z3.unsat:
+            return Answer("unsat", set())
+        return Answer("unknown", None, _reason(s))
+
     def check_eliminating(self, extra: Sequence[Z]) -> Answer:
         """All members and ``extra`` after quantifier elimination (Z3's ``qe`` tactic).
 

@@ -4,8 +4,12 @@ The methods, in the order they run (docs/decisions.md):
 
 - no result, or an ensures that pins ``result == E``: a quantifier-free question;
 - otherwise ``∃ input ∀ result: not ensures``: bounded lists by cases on their lengths
-  (``_unroll``), then result terms built from the inputs (``realized_by_candidates``),
-  then Z3 (quantifier elimination first for pure arithmetic), then cvc5 (``_cvc5``).
+  (``_unroll``), then result terms built from the inputs and refined at inputs where
+  they fail (``_candidates``), then Z3 (quantifier elimination first for pure
+  arithmetic), then cvc5 (``_cvc5``).
+
+The method that decided is reported with the witness call or the core (``Method``);
+an undecided question names the clauses that make it hard (``_hardness``).
 
 An input found is handed to ``_unrealizable``, which confirms it and records the core;
 a function shown realizable gets its witness call from ``_witness``.
@@ -14,24 +18,26 @@ a function shown realizable gets its witness call from ``_witness``.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 
 import z3
 
-from derivative._ast import Compare, Expr, Obligation, Result, StrLit
-from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
+from derivative._ast import Compare, Expr, Obligation, Result
+from derivative._types import TBool, TDate, TEnum, TInt, TReal, Ty
 from derivative._walk import walk
 
 from . import _cvc5
+from ._candidates import METHOD as TERMS
+from ._candidates import realize_by_terms
 from ._context import CallScope, Clauses, Ctx
 from ._encode import Encoder
+from ._hardness import hard_clauses, hard_text
 from ._question import Answer, Question
-from ._result import CallWitness
-from ._terms import Term, coerce, intrinsic_domain, sort_of
+from ._result import CallWitness, Method
+from ._terms import coerce, intrinsic_domain
 from ._unrealizable import unrealizable
 from ._unroll import realize_unrolled
 from ._witness import witness
-from ._z3util import Unsupported, Z, conj, str_val, true
+from ._z3util import Unsupported, Z, conj
 
 
 def realize(
@@ -65,6 +71,7 @@ def realize(
         ctx.options.timeout_ms,
     )
     pins = [p for p in (_pinned(o) for o in cl.ensures) if p is not None]
+    method: Method = "quantifier-free"
     if sc.result is None:
         ans = q.check(extra=[z3.Not(all_ens)])
     elif pins:
@@ -87,30 +94,40 @@ def realize(
             # and cheap, so they go first (``realize_unrolled``; None: not applicable).
             unrolled = realize_unrolled(ctx, cl, sc, pre, no_raise)
             if unrolled == "realizable":
-                return witness(ctx, cl, sc, enc, pre)
+                return _by(witness(ctx, cl, sc, enc, pre), "unrolled lengths")
             if unrolled == "unrealizable":
                 return None
-            # Result terms built from the inputs: quantifier-free, so cheap enough to
-            # try before Z3's quantified attempt (which may spend its whole rlimit).
-            if realized_by_candidates(ctx, cl, sc, q):
-                return witness(ctx, cl, sc, enc, pre)
+            # Result terms built from the inputs, refined at inputs where they all
+            # fail: quantifier-free questions, cheap enough to try before Z3's
+            # quantified attempt (which may spend its whole rlimit).
+            by_terms = realize_by_terms(ctx, cl, sc, q)
+            if by_terms.settled == "realizable":
+                return _by(witness(ctx, cl, sc, enc, pre, by_terms.example), TERMS)
+            if by_terms.settled == "unrealizable":
+                return None
+        method = "z3 quantifier elimination" if arithmetic else "z3"
         ans = q.check_eliminating(quantified) if arithmetic else q.check(extra=quantified)
         if arithmetic and ans.verdict == "unknown":
             second = q.check(extra=quantified)
             if second.verdict != "unknown":
-                ans = second
+                ans, method = second, "z3"
         if ans.verdict == "unknown":
             alt = _ask_cvc5(ctx, q, quantified)
             if alt.verdict == "unsat":
-                return witness(ctx, cl, sc, enc, pre)
+                return _by(witness(ctx, cl, sc, enc, pre), "cvc5")
             if alt.verdict == "sat" and alt.values is not None:
-                unrealizable(ctx, cl, alt.values)
+                unrealizable(ctx, cl, alt.values, "cvc5")
                 return None
             ans = dataclasses.replace(ans, reason=f"{ans.reason}; {alt.reason}")
     if ans.verdict == "sat" or ans.verdict == "unknown":
-        _no_result_at(ctx, cl, q, ans)
+        _no_result_at(ctx, cl, q, ans, method)
         return None
-    return witness(ctx, cl, sc, enc, pre)
+    return _by(witness(ctx, cl, sc, enc, pre), method)
+
+
+def _by(cw: CallWitness | None, method: Method) -> CallWitness | None:
+    """The witness call with the method that showed the function realizable."""
+    return None if cw is None else dataclasses.replace(cw, method=method)
 
 
 def _arithmetic(types: list[Ty]) -> bool:
@@ -125,21 +142,24 @@ def _ask_cvc5(ctx: Ctx, q: Question, quantified: list[Z]) -> _cvc5.Cvc5Answer:
     Its "unsat" is followed by a witness that Z3 builds and the evaluator checks; its
     "sat" input is confirmed by Z3 at that fixed input (``_unrealizable``).
     """
-    return _cvc5.decide([*q.background, *quantified], q.variables,
-                        ctx.options.rlimit, ctx.options.timeout_ms)
+    return _cvc5.decide(
+        [*q.background, *quantified], q.variables, ctx.options.rlimit, ctx.options.timeout_ms
+    )
 
 
-def _no_result_at(ctx: Ctx, cl: Clauses, q: Question, ans: Answer) -> None:
-    """Undecided, or an input at which no result works (confirmed by ``_unrealizable``)."""
+def _no_result_at(ctx: Ctx, cl: Clauses, q: Question, ans: Answer, method: Method) -> None:
+    """Undecided (with the clauses that make it hard, ``_hardness``), or an input at
+    which no result works (confirmed by ``_unrealizable``)."""
     if ans.verdict == "unknown":
-        ctx.unknown(q.name, cl.ensures, ans.reason)
+        hard = hard_clauses(cl, ctx.consts)
+        ctx.unknown(q.name, cl.ensures, ans.reason + hard_text(hard), hard=[ob for ob, _ in hard])
         return
     try:
         bad_input = q.values(ans.model)
     except Unsupported as exc:
         ctx.unknown(q.name, cl.ensures, str(exc))
         return
-    unrealizable(ctx, cl, bad_input)
+    unrealizable(ctx, cl, bad_input, method)
 
 
 def _pinned(ob: Obligation) -> Expr | None:
@@ -151,52 +171,3 @@ def _pinned(ob: Obligation) -> Expr | None:
             if isinstance(side, Result) and not any(isinstance(n, Result) for n in walk(other)):
                 return other
     return None
-
-
-CANDIDATE_LIMIT = 64
-"""Result terms tried together by ``realized_by_candidates`` at most."""
-
-
-def realized_by_candidates(ctx: Ctx, cl: Clauses, sc: CallScope, q: Question) -> bool:
-    """Realizability proved by a finite set of result terms built from the inputs.
-
-    For a string result the terms are the string inputs, the string literals of the
-    ensures and ``""``, and their concatenations of two and three parts (at most
-    ``CANDIDATE_LIMIT``); for a list result, the list inputs of that type and ``[]``.
-    If no valid input makes *every* term fail the ensures (a quantifier-free question),
-    each input has an acceptable result and the function is realizable: ``wrap(s)``
-    with ``startswith(result, "[")``, ``endswith(result, "]")`` and
-    ``contains(result, s)`` is covered by ``"[" + s + "]"``, which quantifier
-    instantiation does not find.  False means "not shown", never "unrealizable".
-    """
-    result = sc.result
-    if result is None:
-        return False
-    ty = result.ty
-    if isinstance(ty, TStr):
-        atoms = [t.value for t in sc.inputs.values() if isinstance(t.ty, TStr)]
-        literals = sorted({n.value for o in cl.ensures for n in walk(o.expr)
-                           if isinstance(n, StrLit)})
-        atoms += [str_val(v) for v in literals]
-        terms: list[Z] = [str_val("")]
-        for size in (1, 2, 3):
-            for parts in itertools.product(atoms, repeat=size):
-                if len(terms) >= CANDIDATE_LIMIT:
-                    break
-                terms.append(parts[0] if size == 1 else z3.Concat(*parts))
-    elif isinstance(ty, TList):
-        terms = [z3.Empty(sort_of(ty))]
-        terms += [t.value for t in sc.inputs.values() if t.ty == ty]
-    else:
-        return False
-    failing: list[Z] = []
-    for term in terms[:CANDIDATE_LIMIT]:
-        enc = ctx.encoder({**sc.inputs, "result": Term(term, true(), ty)})
-        try:
-            failing.append(z3.Not(conj(*[enc.encode(o.expr).holds for o in cl.ensures])))
-        except Unsupported:
-            return False
-    # A fresh solver: asking the question's own incremental solver would change the
-    # models (and so the witnesses) that later checks of it give.
-    fresh = Question(q.name, [], q.background, q.variables, q.rlimit, q.timeout_ms)
-    return fresh.check(extra=failing).verdict == "unsat"

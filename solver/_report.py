@@ -82,7 +82,12 @@ def _member_json(ob: Obligation) -> dict[str, Any]:
 
 
 def _call_json(cw: CallWitness) -> dict[str, Any]:
-    return {"input": _values(cw.input), "result": value_json(cw.result), "raises": cw.raises}
+    return {
+        "input": _values(cw.input),
+        "result": value_json(cw.result),
+        "raises": cw.raises,
+        "method": cw.method,
+    }
 
 
 def _core_json(core: Core) -> dict[str, Any]:
@@ -94,6 +99,7 @@ def _core_json(core: Core) -> dict[str, Any]:
         "members": [_member_json(m) for m in core.members],
         "witness_input": _values(core.witness_input),
         "minimal": core.minimal,
+        "method": core.method,
     }
 
 
@@ -130,7 +136,12 @@ def render_json(result: CheckResult) -> dict[str, Any]:
         "corrections": [{"ids": list(c.ids), "subject": c.subject} for c in result.corrections],
         "warnings": [_warning_json(w) for w in result.warnings],
         "unknowns": [
-            {"question": u.question, "ids": list(u.ids), "reason": u.reason}
+            {
+                "question": u.question,
+                "ids": list(u.ids),
+                "reason": u.reason,
+                **({"hard": list(u.hard)} if u.hard else {}),
+            }
             for u in result.unknowns
         ],
         "reason": result.reason,
@@ -176,6 +187,8 @@ def render_text(result: CheckResult) -> str:
             for m in core.members:
                 lines.extend(_describe(m, "     "))
             lines.append(f"     why: {core.explanation}")
+            if core.method is not None:
+                lines.append(f"     decided by: {core.method}")
             if not core.minimal:
                 lines.append("     note: Z3 could not confirm this core is the smallest one")
     if result.corrections:
@@ -211,7 +224,8 @@ def render_text(result: CheckResult) -> str:
 
 
 def _call_line(name: str, cw: CallWitness) -> str:
+    by = f"  [realizable: {cw.method}]" if cw.method is not None else ""
     if cw.raises is not None:
-        return f"  {name}({_inputs(cw.input)}) raises {cw.raises}"
+        return f"  {name}({_inputs(cw.input)}) raises {cw.raises}{by}"
     shown = "(returns nothing)" if cw.result is None else value_text(cw.result)
-    return f"  {name}({_inputs(cw.input)}) -> {shown}"
+    return f"  {name}({_inputs(cw.input)}) -> {shown}{by}"

@@ -22,6 +22,26 @@ Kind: TypeAlias = Literal[
     "contradicting_example",
     "unrealizable",
 ]
+Method: TypeAlias = Literal[
+    "quantifier-free",
+    "unrolled lengths",
+    "candidate result terms",
+    "z3 quantifier elimination",
+    "z3",
+    "cvc5",
+]
+"""How a realizability question was decided (docs/decisions.md, "How realizability is
+decided"): the method that gave the answer, reported with the witness call or the core."""
+
+METHODS: tuple[Method, ...] = (
+    "quantifier-free",
+    "unrolled lengths",
+    "candidate result terms",
+    "z3 quantifier elimination",
+    "z3",
+    "cvc5",
+)
+
 WarningKind: TypeAlias = Literal[
     "vacuous", "latent_conflict", "ambiguous_raises", "redundant", "unused_param"
 ]
@@ -82,6 +102,8 @@ class Core:
     minimal: bool = True
     rechecked: bool = True
     """Re-checked unsatisfiable in a fresh solver (never trusting the first answer)."""
+    method: Method | None = None
+    """For ``unrealizable``: how the input without an acceptable result was found."""
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -121,11 +143,17 @@ class Finding:
 
 @dataclass(frozen=True)
 class Unknown:
-    """A question the solver could not decide, and its reason."""
+    """A question the solver could not decide, and its reason.
+
+    ``hard``: for an undecided realizability question, the clauses that make it hard
+    (those that bring a quantifier over the result, or a conversion or non-linear
+    operation on it), so that the author knows what to simplify or bound.
+    """
 
     question: str
     ids: tuple[str, ...]
     reason: str
+    hard: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,6 +167,8 @@ class CallWitness:
     input: Mapping[str, Value]
     result: Value | None
     raises: str | None = None
+    method: Method | None = None
+    """How realizability (every valid input has an acceptable result) was decided."""
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,19 @@ from derivative._walk import free_names
 from ._context import CallScope, Clauses, Ctx
 from ._cores import add_cores, undefined_only
 from ._encode import Encoder
+from ._hardness import hard_clauses, hard_text
 from ._question import CoreResult, Question
+from ._result import Method
 from ._scope import Owner
+from ._shapes import conversion_facts
 from ._terms import Term, literal, var
 from ._wording import named, series, values_text
 from ._z3util import true
 
 
-def unrealizable(ctx: Ctx, cl: Clauses, bad_input: dict[str, Value]) -> None:
-    """Confirm ``bad_input`` (see the module docstring) and record the core there."""
+def unrealizable(ctx: Ctx, cl: Clauses, bad_input: dict[str, Value], method: Method) -> None:
+    """Confirm ``bad_input`` (see the module docstring) and record the core there,
+    with the ``method`` that found the input."""
     # Z3 objects stay in the locals and closures they had before the split
     # (``_context``: frame layout matters).
     owner = cl.owner
@@ -39,14 +43,33 @@ def unrealizable(ctx: Ctx, cl: Clauses, bad_input: dict[str, Value]) -> None:
         {} if result is None else {"result": (result.value, result.ty)},
     )
     ans = q.check()
+    for every in (False, True):
+        # Z3 may need the defining facts of text-integer conversions (``_shapes``),
+        # few first: they are theorems, so the core stays a conflict of the ensures.
+        facts = conversion_facts([*scope.background(), *(m.formula for m in q.members)], every)
+        if ans.verdict != "unknown" or not facts:
+            break
+        q = ctx.question(
+            q.name,
+            cl.ensures,
+            lambda ob: enc.encode(ob.expr).holds,
+            [*scope.background(), *facts],
+            q.variables,
+        )
+        ans = q.check()
     if ans.verdict != "unsat":
+        hard = hard_clauses(cl, ctx.consts)
         ctx.unknown(
             q.name,
             cl.ensures,
-            ans.reason
-            if ans.verdict == "unknown"
-            else "the solver found the input unrealizable but not the ensures at it "
-            "(inconsistent answers)",
+            (
+                ans.reason
+                if ans.verdict == "unknown"
+                else "the solver found the input unrealizable but not the ensures at it "
+                "(inconsistent answers)"
+            )
+            + hard_text(hard),
+            hard=[ob for ob, _ in hard],
         )
         return
     # An input must be a valid call the implementation can actually receive.
@@ -75,7 +98,7 @@ def unrealizable(ctx: Ctx, cl: Clauses, bad_input: dict[str, Value]) -> None:
     def explain(r: CoreResult) -> str:
         return _explain(r, q, enc, owner, bad_input)
 
-    add_cores(ctx, q, "unrealizable", owner.name, explain, witness_input=bad_input)
+    add_cores(ctx, q, "unrealizable", owner.name, explain, witness_input=bad_input, method=method)
 
 
 def _explain(

@@ -49,9 +49,13 @@ def realize_unrolled(
     the method does not apply or a case stays undecided.
     """
     result = sc.result
-    if result is None or sc.origin or not (
-        isinstance(result.ty, _ARITHMETIC)
-        or (isinstance(result.ty, TList) and isinstance(result.ty.elem, _ARITHMETIC))
+    if (
+        result is None
+        or sc.origin
+        or not (
+            isinstance(result.ty, _ARITHMETIC)
+            or (isinstance(result.ty, TList) and isinstance(result.ty.elem, _ARITHMETIC))
+        )
     ):
         return None
     lists: list[str] = []
@@ -65,8 +69,14 @@ def realize_unrolled(
     bounds: list[int] = []
     for name in lists:
         length = z3.Length(sc.inputs[name].value)
-        bound = next((b for b in range(UNROLL_MAX_LEN + 1)
-                      if pre.check(extra=[no_raise, length > b]).verdict == "unsat"), None)
+        bound = next(
+            (
+                b
+                for b in range(UNROLL_MAX_LEN + 1)
+                if pre.check(extra=[no_raise, length > b]).verdict == "unsat"
+            ),
+            None,
+        )
         if bound is None:
             return None
         bounds.append(bound)
@@ -85,8 +95,7 @@ def realize_case(ctx: Ctx, cl: Clauses, sc: CallScope, lengths: Mapping[str, int
     the input found to ``_unrealizable``."""
     assert sc.result is not None
     inputs = dict(sc.inputs)
-    background = [intrinsic_domain(t.value, t.ty) for n, t in sc.inputs.items()
-                  if n not in lengths]
+    background = [intrinsic_domain(t.value, t.ty) for n, t in sc.inputs.items() if n not in lengths]
     variables = {n: (t.value, t.ty) for n, t in sc.inputs.items() if n not in lengths}
     elements: dict[str, list[str]] = {}
     for name, n in lengths.items():
@@ -104,8 +113,14 @@ def realize_case(ctx: Ctx, cl: Clauses, sc: CallScope, lengths: Mapping[str, int
         ensures = conj(*[enc.encode(o.expr).holds for o in cl.ensures])
     except Unsupported:
         return "unknown"
-    q = Question(f"{cl.owner.name} realizability", [], [*background, *valid, no_raise],
-                 variables, ctx.options.rlimit, ctx.options.timeout_ms)
+    q = Question(
+        f"{cl.owner.name} realizability",
+        [],
+        [*background, *valid, no_raise],
+        variables,
+        ctx.options.rlimit,
+        ctx.options.timeout_ms,
+    )
     shaped = _no_result(ctx, cl, sc, inputs, q, ensures)
     if shaped is None:
         return "unknown"
@@ -124,7 +139,7 @@ def realize_case(ctx: Ctx, cl: Clauses, sc: CallScope, lengths: Mapping[str, int
     bad_input = {n: v for n, v in found.items() if "[" not in n}
     for name, names in elements.items():
         bad_input[name] = tuple(found[k] for k in names)
-    unrealizable(ctx, cl, bad_input)
+    unrealizable(ctx, cl, bad_input, "unrolled lengths")
     return "sat"
 
 
@@ -135,10 +150,14 @@ def _elements(name: str, ty: TList, n: int) -> tuple[list[Term], Term]:
 
 
 def _no_result(
-    ctx: Ctx, cl: Clauses, sc: CallScope, inputs: Mapping[str, Term], q: Question,
+    ctx: Ctx,
+    cl: Clauses,
+    sc: CallScope,
+    inputs: Mapping[str, Term],
+    q: Question,
     ensures: Z,
 ) -> tuple[list[Z], bool] | None:
-    """"No result satisfies every ensures" for one case of ``realize_case``, and
+    """ "No result satisfies every ensures" for one case of ``realize_case``, and
     whether that statement covers every result (``complete``).
 
     An arithmetic result is one universally quantified variable.  A list result is

@@ -6,9 +6,12 @@ When every valid input raises, the witness is an input and the exception it rais
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import z3
 
 from derivative._ast import Obligation
+from derivative._values import Value
 
 from ._context import CallScope, Clauses, Ctx, is_type_ob
 from ._encode import Encoder
@@ -24,8 +27,15 @@ def witness(
     sc: CallScope,
     enc: Encoder,
     pre: Question,
+    example: Mapping[str, Value] | None = None,
 ) -> CallWitness | None:
-    """An input and result for the feasible witness, re-checked with the evaluator."""
+    """An input and result for the feasible witness, re-checked with the evaluator.
+
+    ``example``: an input and result (``"result"``) that the method proving the
+    function realizable found acceptable; when the solver leaves the witness question
+    undecided (a quantifier over symbolic bounds), it is the witness if the evaluator
+    accepts every clause there (the ensures-level warnings, which need the solver's
+    question, are then not computed)."""
     # Z3 objects stay in the locals they had before the split
     # (``_context``: frame layout matters).
     owner = cl.owner
@@ -44,6 +54,9 @@ def witness(
         sc.variables(),
     )
     ans = behaviour.check()
+    if ans.verdict == "unknown" and example is not None and _accepted(ctx, cl, example):
+        inputs = {n: example[n] for n, _, _ in owner.params}
+        return CallWitness(inputs, example.get("result"), None)
     if ans.verdict == "unsat":
         # Every valid input raises: the witness is an input and the exception it raises.
         ans = pre.check()
@@ -77,6 +90,14 @@ def witness(
         return None
     _ensures_warnings(ctx, cl, behaviour, enc)
     return CallWitness(inputs, values.get("result") if sc.result is not None else None, None)
+
+
+def _accepted(ctx: Ctx, cl: Clauses, env: Mapping[str, Value]) -> bool:
+    """Whether the evaluator finds ``env`` a valid, normal call meeting every ensures."""
+    ev = ctx.evaluator
+    return all(ev.holds(o.expr, env) is True for o in cl.requires + cl.ensures) and not any(
+        ev.holds(o.expr, env) is True for o in cl.raises
+    )
 
 
 def _raising(ctx: Ctx, cl: Clauses, pre: Question, ans: Answer) -> CallWitness | None:
