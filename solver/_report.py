@@ -140,7 +140,7 @@ def render_json(result: CheckResult) -> dict[str, Any]:
                 "question": u.question,
                 "ids": list(u.ids),
                 "reason": u.reason,
-                **({"hard": list(u.hard)} if u.hard else {}),
+                "hard": list(u.hard),
             }
             for u in result.unknowns
         ],
