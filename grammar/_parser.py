@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import gc
-import importlib.resources
+import os
 import threading
 from typing import Any
 
@@ -56,12 +56,24 @@ _CLOSING = {"(": ")", "[": "]", "{": "}"}
 
 
 def grammar_text() -> str:
-    """The text of ``requirements.lark`` (shipped as package data)."""
-    return (
-        importlib.resources.files("derivative.grammar")
-        .joinpath("requirements.lark")
-        .read_text(encoding="utf-8")
-    )
+    """The text of ``requirements.lark`` (shipped as package data).
+
+    Read from beside this module when it is there (every installed or editable copy):
+    ``importlib.resources`` alone costs a few milliseconds of start-up; it remains the
+    way in for a package that is not on a file system.
+    """
+    here = os.path.join(os.path.dirname(os.path.realpath(__file__)), "requirements.lark")
+    try:
+        with open(here, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError:
+        import importlib.resources
+
+        return (
+            importlib.resources.files("derivative.grammar")
+            .joinpath("requirements.lark")
+            .read_text(encoding="utf-8")
+        )
 
 
 class ParseFailure(Exception):
