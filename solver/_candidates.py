@@ -110,6 +110,10 @@ def realize_by_terms(ctx: Ctx, cl: Clauses, sc: CallScope, q: Question) -> Terms
                 return TermsAnswer("unrealizable")
             if found == "unknown":
                 return TermsAnswer(None)
+            if not isinstance(result.ty, TStr):
+                # Only a string result lifts into a term more general than its value: for
+                # others the rounds would only collect constants, one per input.
+                return TermsAnswer(None)
             new = lifted(found[0], cl, sc, shapes, ans.model, at, _bound_in(fresh))
             chosen = _acceptable(ctx, cl, sc, new, ans.model, at)
             if chosen is None:
@@ -133,9 +137,14 @@ def _ask(question: Question, extra: list[Z], formulas: list[Z], incremental: boo
     Each attempt has the full resource limit; the first decisive answer counts.
     ``incremental``: False skips the second attempt (a question asked once, at a
     fixed input, gains nothing from it)."""
-    ans = question.check_once(extra)
-    if ans.verdict == "unknown" and incremental:
+    if incremental and _quantified([*question.background, *extra]):
+        # Preprocessing buys nothing against a quantifier, and the default solver spends
+        # its limit there several times slower: the incremental solver only.
         ans = question.check(extra=extra)
+    else:
+        ans = question.check_once(extra)
+        if ans.verdict == "unknown" and incremental:
+            ans = question.check(extra=extra)
     for every in (False, True):
         if ans.verdict != "unknown":
             break
@@ -146,14 +155,32 @@ def _ask(question: Question, extra: list[Z], formulas: list[Z], incremental: boo
     return ans
 
 
+def _quantified(formulas: Sequence[Z]) -> bool:
+    """Whether a quantifier occurs in ``formulas``."""
+    seen: set[int] = set()
+    stack = list(formulas)
+    while stack:
+        e = stack.pop()
+        if z3.is_quantifier(e):
+            return True
+        key = e.get_id()
+        if key in seen or not z3.is_app(e):
+            continue
+        seen.add(key)
+        stack.extend(e.children())
+    return False
+
+
 def _range_cap(ctx: Ctx, cl: Clauses, sc: CallScope, question: Question) -> int | None:
     """The fewest values (8, 16, 32 or 64) that every quantifier range of the ensures
-    holds for every valid input, when its bounds read only the inputs: such quantifiers
+    holds for every valid input, when its bounds read only the inputs, no quantifier is
+    nested in another and all of them unrolled make at most 64 items: such quantifiers
     are then unrolled (``Encoder.range_cap``), which keeps the questions free of
     quantifiers (``forall i in 0..width - len(text) - 1: result[i] == " "``)."""
     quantifiers = [n for o in cl.ensures for n in walk(o.expr) if isinstance(n, Quantifier)]
-    if not quantifiers:
-        return None
+    nested = any(isinstance(m, Quantifier) for n in quantifiers for m in walk(n.body))
+    if not quantifiers or nested:
+        return None  # unrolling nested quantifiers multiplies their items
     known = set(sc.inputs) | set(ctx.consts)
     enc = ctx.encoder(sc.inputs)
     sizes: list[Z] = []
@@ -166,6 +193,8 @@ def _range_cap(ctx: Ctx, cl: Clauses, sc: CallScope, question: Question) -> int 
             return None
         sizes.append(hi.value - lo.value + 1)
     for cap in CAPS:
+        if cap * len(sizes) > CAPS[-1]:
+            break  # more items in all than the longest unrolling
         if all(question.check(extra=[size > cap]).verdict == "unsat" for size in sizes):
             return cap
     return None

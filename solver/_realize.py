@@ -90,21 +90,9 @@ def realize(
         quantified = [z3.ForAll([r], body)]
         arithmetic = _arithmetic([sc.result.ty, *(t for _, t in s_vars.values())])
         if not arithmetic:
-            # Bounded lists of arithmetic values: cases on their lengths are complete
-            # and cheap, so they go first (``realize_unrolled``; None: not applicable).
-            unrolled = realize_unrolled(ctx, cl, sc, pre, no_raise)
-            if unrolled == "realizable":
-                return _by(witness(ctx, cl, sc, enc, pre), "unrolled lengths")
-            if unrolled == "unrealizable":
-                return None
-            # Result terms built from the inputs, refined at inputs where they all
-            # fail: quantifier-free questions, cheap enough to try before Z3's
-            # quantified attempt (which may spend its whole rlimit).
-            by_terms = realize_by_terms(ctx, cl, sc, q)
-            if by_terms.settled == "realizable":
-                return _by(witness(ctx, cl, sc, enc, pre, by_terms.example), TERMS)
-            if by_terms.settled == "unrealizable":
-                return None
+            settled, cw = _built(ctx, cl, sc, enc, no_raise, pre, q)
+            if settled:
+                return cw
         method = "z3 quantifier elimination" if arithmetic else "z3"
         ans = q.check_eliminating(quantified) if arithmetic else q.check(extra=quantified)
         if arithmetic and ans.verdict == "unknown":
@@ -123,6 +111,33 @@ def realize(
         _no_result_at(ctx, cl, q, ans, method)
         return None
     return _by(witness(ctx, cl, sc, enc, pre), method)
+
+
+def _built(
+    ctx: Ctx,
+    cl: Clauses,
+    sc: CallScope,
+    enc: Encoder,
+    no_raise: Z,
+    pre: Question,
+    q: Question,
+) -> tuple[bool, CallWitness | None]:
+    """The methods that run before Z3's quantified attempt for a result that is not
+    arithmetic: (whether one settled the question, the witness call if realizable)."""
+    # Bounded lists of arithmetic values: cases on their lengths are complete and
+    # cheap, so they go first (``realize_unrolled``; None: not applicable).
+    unrolled = realize_unrolled(ctx, cl, sc, pre, no_raise)
+    if unrolled == "realizable":
+        return True, _by(witness(ctx, cl, sc, enc, pre), "unrolled lengths")
+    if unrolled == "unrealizable":
+        return True, None
+    # Result terms built from the inputs, refined at inputs where they all fail:
+    # quantifier-free questions, cheap enough to try before Z3's quantified attempt
+    # (which may spend its whole rlimit).
+    by_terms = realize_by_terms(ctx, cl, sc, q)
+    if by_terms.settled == "realizable":
+        return True, _by(witness(ctx, cl, sc, enc, pre, by_terms.example), TERMS)
+    return by_terms.settled == "unrealizable", None
 
 
 def _by(cw: CallWitness | None, method: Method) -> CallWitness | None:
