@@ -29,6 +29,7 @@ measuring the goal's own figure; a benchmark's own defaults are in brackets:
   against a plain loop [200 builds on 1, 2 and 4 workers, several minutes];
 - ``test_throughput``: its defaults, 400 examples, best of 3 (seconds; with fewer
   examples the generated tests' fixed start would weigh on the ratio);
+- ``string_functions``: the catalogue's ``strfn_*`` cases once [best of 3];
 - ``mutation``: 6 corpus cases (``QUICK_CASES``) at the default budget, about half a
   minute [all 856 mutants of 54 implementations, about ten minutes:
   ``python benchmarks/mutation.py``].
@@ -79,7 +80,8 @@ from benchmarks._rows import TableRow, table_row  # noqa: E402
 
 BENCHMARKS = ("startup", "check_scale", "feature_models", "parse_scale", "all_cores",
               "race_explore", "sandbox_overhead",
-              "build_e2e", "batch_throughput", "test_throughput", "mutation")
+              "build_e2e", "batch_throughput", "test_throughput", "mutation",
+              "string_functions")
 """In this order: ``test_throughput`` loads a Hypothesis profile when imported, so it comes
 after the other benchmarks that run Hypothesis in this process (``mutation``'s run in
 processes of their own)."""
