@@ -108,3 +108,37 @@ def test_every_batched_core_is_a_minimal_conflict() -> None:
         for left_out in core:
             smaller = [i for i in core if i != left_out]
             assert _status(spec(smaller)) == "feasible", (subject, core, left_out)
+
+
+COMPOUND = """spec compound version 1
+param x: int in 0..3
+param y: int in 0..10
+param a: bool
+param b: bool
+requirement R1: when x > 5, y shall be at least 1
+requirement R2: when x + y > 12 and a, b
+requirement R3: when x + y > 14, a
+requirement R4: when a and not a, y > 2
+requirement R5: when y >= 4, not b
+requirement R6: when b and y >= 4, a
+requirement R7: when a or b, x <= 3
+"""
+
+
+@pytest.mark.parametrize("batch_min", [0, 10**9])
+def test_compound_conditions_are_settled_exactly(
+    batch_min: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Conditions that are not Boolean constants go through named variables in the
+    consequence finding: x > 5 (x <= 3), x + y > 14 (at most 13), a and not a, b and
+    y >= 4 (R5), and x + y > 12 and a (then y >= 4, so not b by R5, but R2 demands b)
+    can never be true; y >= 4 and a or b can."""
+    monkeypatch.setattr(_warnings, "BATCH_MIN_MEMBERS", batch_min)
+    found = sorted((i, c) for _, i, c, _ in _findings(COMPOUND))
+    assert found == [
+        ("R1", "x > 5"),
+        ("R2", "x + y > 12 and a"),
+        ("R3", "x + y > 14"),
+        ("R4", "a and not a"),
+        ("R6", "b and y >= 4"),
+    ]
