@@ -14,6 +14,7 @@ from ._boundary import Plan, clear_cache, plan_for, space_for
 from ._certify import certify
 from ._check import check
 from ._document import CheckDocument
+from ._limits import scaled_rlimit
 from ._report import render_json, render_text
 from ._result import (
     CallWitness,
@@ -22,6 +23,7 @@ from ._result import (
     Core,
     Correction,
     Finding,
+    Limit,
     Unknown,
     Witness,
 )
@@ -36,6 +38,7 @@ __all__ = [
     "Core",
     "Correction",
     "Finding",
+    "Limit",
     "Plan",
     "Trigger",
     "Unknown",
@@ -47,6 +50,7 @@ __all__ = [
     "render_json",
     "render_sarif",
     "render_text",
+    "scaled_rlimit",
     "space_for",
     "value_json",
 ]

@@ -73,10 +73,23 @@ class WarningDoc(_Doc):
     input: dict[str, JsonValue] | None
 
 
+class LimitDoc(_Doc):
+    name: Literal["rlimit", "cvc5 rlimit", "max cores", "enumeration work"] = Field(
+        description="which deterministic limit was reached"
+    )
+    value: int = Field(description="the limit in force (for rlimit: after scaling)")
+    flag: str = Field(description="the command-line flag that raises it")
+    detail: str = Field(description="how the value came about")
+
+
 class UnknownDoc(_Doc):
     question: str
     ids: list[str]
     reason: str
+    limits: list[LimitDoc] = Field(
+        description="the limits the question ran into; empty when the reason is not a "
+        "limit (an expression that cannot be encoded, incomplete quantifier instantiation)"
+    )
 
 
 class CheckDocument(_Doc):

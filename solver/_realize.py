@@ -106,7 +106,9 @@ def realize(
             if alt.verdict == "sat" and alt.values is not None:
                 unrealizable(ctx, cl, alt.values)
                 return None
-            ans = dataclasses.replace(ans, reason=f"{ans.reason}; {alt.reason}")
+            ans = dataclasses.replace(
+                ans, reason=f"{ans.reason}; {alt.reason}", limits=(*ans.limits, *alt.limits)
+            )
     if ans.verdict == "sat" or ans.verdict == "unknown":
         _no_result_at(ctx, cl, q, ans)
         return None
@@ -125,14 +127,13 @@ def _ask_cvc5(ctx: Ctx, q: Question, quantified: list[Z]) -> _cvc5.Cvc5Answer:
     Its "unsat" is followed by a witness that Z3 builds and the evaluator checks; its
     "sat" input is confirmed by Z3 at that fixed input (``_unrealizable``).
     """
-    return _cvc5.decide([*q.background, *quantified], q.variables,
-                        ctx.options.rlimit, ctx.options.timeout_ms)
+    return _cvc5.decide([*q.background, *quantified], q.variables, q.limit, ctx.options.timeout_ms)
 
 
 def _no_result_at(ctx: Ctx, cl: Clauses, q: Question, ans: Answer) -> None:
     """Undecided, or an input at which no result works (confirmed by ``_unrealizable``)."""
     if ans.verdict == "unknown":
-        ctx.unknown(q.name, cl.ensures, ans.reason)
+        ctx.unknown(q.name, cl.ensures, ans.reason, ans.limits)
         return
     try:
         bad_input = q.values(ans.model)
@@ -175,8 +176,9 @@ def realized_by_candidates(ctx: Ctx, cl: Clauses, sc: CallScope, q: Question) ->
     ty = result.ty
     if isinstance(ty, TStr):
         atoms = [t.value for t in sc.inputs.values() if isinstance(t.ty, TStr)]
-        literals = sorted({n.value for o in cl.ensures for n in walk(o.expr)
-                           if isinstance(n, StrLit)})
+        literals = sorted(
+            {n.value for o in cl.ensures for n in walk(o.expr) if isinstance(n, StrLit)}
+        )
         atoms += [str_val(v) for v in literals]
         terms: list[Z] = [str_val("")]
         for size in (1, 2, 3):
@@ -198,5 +200,5 @@ def realized_by_candidates(ctx: Ctx, cl: Clauses, sc: CallScope, q: Question) ->
             return False
     # A fresh solver: asking the question's own incremental solver would change the
     # models (and so the witnesses) that later checks of it give.
-    fresh = Question(q.name, [], q.background, q.variables, q.rlimit, q.timeout_ms)
+    fresh = Question(q.name, [], q.background, q.variables, q.base_rlimit, q.timeout_ms)
     return fresh.check(extra=failing).verdict == "unsat"

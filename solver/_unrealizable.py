@@ -47,6 +47,7 @@ def unrealizable(ctx: Ctx, cl: Clauses, bad_input: dict[str, Value]) -> None:
             if ans.verdict == "unknown"
             else "the solver found the input unrealizable but not the ensures at it "
             "(inconsistent answers)",
+            ans.limits,
         )
         return
     # An input must be a valid call the implementation can actually receive.
