@@ -15,6 +15,7 @@ from derivative._values import value_json
 from ._boundary import Plan, clear_cache, plan_for, space_for
 from ._certify import certify
 from ._check import check
+from ._limits import scaled_rlimit
 
 if TYPE_CHECKING:
     from ._document import CheckDocument
@@ -26,6 +27,7 @@ from ._result import (
     Core,
     Correction,
     Finding,
+    Limit,
     Unknown,
     Witness,
 )
@@ -40,6 +42,7 @@ __all__ = [
     "Core",
     "Correction",
     "Finding",
+    "Limit",
     "Plan",
     "Trigger",
     "Unknown",
@@ -51,6 +54,7 @@ __all__ = [
     "render_json",
     "render_sarif",
     "render_text",
+    "scaled_rlimit",
     "space_for",
     "value_json",
 ]

@@ -30,7 +30,7 @@ from derivative._values import Value
 
 from ._encode import Encoder
 from ._question import Member, Question, names_of
-from ._result import CheckOptions, Core, Correction, Finding, Unknown
+from ._result import CheckOptions, Core, Correction, Finding, Limit, Unknown
 from ._scope import Owner, owner_obligations
 from ._terms import Term, intrinsic_domain, var
 from ._z3util import Unsupported, Z
@@ -97,10 +97,20 @@ class Ctx:
         question: str,
         obs: Sequence[Obligation],
         reason: str,
+        *,
         hard: Sequence[Obligation] = (),
+        limits: Sequence[Limit] = (),
     ) -> None:
+        """Record an undecided question; ``hard``: the clauses that make it hard;
+        ``limits``: the limits it ran into, if any."""
         self.unknowns.append(
-            Unknown(question, tuple(o.id for o in obs), reason, tuple(o.id for o in hard))
+            Unknown(
+                question,
+                tuple(o.id for o in obs),
+                reason,
+                tuple(o.id for o in hard),
+                tuple(limits),
+            )
         )
 
 

@@ -18,8 +18,9 @@ from derivative._ast import Obligation
 from derivative._values import Value
 
 from ._context import Ctx
+from ._limits import reached
 from ._question import Answer, CoreResult, Member, Question
-from ._result import Core, Correction, Kind, Method
+from ._result import Core, Correction, Kind, Limit, Method
 from ._z3util import Unsupported, Z
 
 REDERIVE_FAILED = "the conflict could not be re-derived"
@@ -138,7 +139,7 @@ def _all_cores(
             first = q.check(component, extra)
         if first.verdict != "unsat":
             continue
-        cores, mcses, complete = q.enumerate(
+        cores, mcses, complete, stop = q.enumerate(
             component,
             ctx.options.max_cores,
             ctx.options.enumeration_work,
@@ -152,9 +153,8 @@ def _all_cores(
             ctx.unknown(
                 f"{q.name} (all cores)",
                 [m.ob for m in component],
-                f"the enumeration of cores stopped at its bound ({ctx.options.max_cores} "
-                f"cores or {ctx.options.enumeration_work} resource units); "
-                "the cores listed are real but there may be more",
+                _stopped(stop) + "; the cores listed are real but there may be more",
+                limits=() if stop is None else (stop,),
             )
     _corrections(ctx, q, subject, per_component)
     return results, (cores, first)
@@ -177,11 +177,26 @@ def _corrections(
     if total > bound:
         # The list is cut: say so, never silently (the count is exact: a product).
         involved = {id(m): m for mcses in per_component for mcs in mcses for m in mcs}
+        limit = Limit("max cores", bound, "--max-cores", "corrections listed per subject")
         ctx.unknown(
             "all corrections",
             [m.ob for m in sorted(involved.values(), key=lambda m: order[id(m)])],
-            f"enumeration bounded at {bound}; more exist ({total} in all for {subject})",
+            f"enumeration bounded at {bound}; more exist ({total} in all for {subject}); "
+            f"raise {limit.flag} to list more",
+            limits=(limit,),
         )
+
+
+def _stopped(stop: Limit | None) -> str:
+    """Why an enumeration of cores ended early, with the flag that lets it go further."""
+    if stop is None:
+        return "the enumeration of cores stopped early"
+    if stop.name == "rlimit":
+        return "the enumeration of cores stopped: " + reached(stop)
+    return (
+        f"the enumeration of cores stopped at its bound of {stop.value:,} "
+        f"{stop.detail}; raise {stop.flag} to look further"
+    )
 
 
 def undefined_only(q: Question, m: Member, build_defined: Callable[[Obligation], Z]) -> bool:

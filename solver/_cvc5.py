@@ -36,6 +36,8 @@ from derivative._types import Ty
 from derivative._values import Value
 
 from . import _cvc5_process
+from ._limits import CVC5_RLIMIT_DIVISOR, cvc5_limit, reached
+from ._result import Limit
 
 __all__ = ["Cvc5Answer", "decide"]
 
@@ -53,9 +55,10 @@ EXPLANATIONS = {
 """cvc5's reasons for ``unknown``, as reports word them.  ``TIMEOUT`` (the wall-clock
 ``tlimit-per``, a safety net) is not among them: it raises ``OperationalTimeout``."""
 
-RLIMIT_DIVISOR = 20
-"""cvc5 gets ``--rlimit / 20`` of its own resource units per strategy: 100,000 at the
-default, which took about a second on the string questions measured here (up to a few
+RLIMIT_DIVISOR = CVC5_RLIMIT_DIVISOR
+"""cvc5 gets the question's Z3 rlimit / 20 of its own resource units per strategy
+(``_limits.cvc5_limit``): 100,000 at the default ``--rlimit`` of a question within the
+base, which took about a second on the string questions measured here (up to a few
 seconds on harder ones), deterministically; the wall-clock ``--timeout`` is only the
 safety net, as for Z3."""
 
@@ -66,42 +69,62 @@ class Cvc5Answer:
     """``sat``, ``unsat`` or ``unknown``."""
     values: dict[str, Value] | None = None
     reason: str = ""
+    limits: tuple[Limit, ...] = ()
+    """For ``unknown``: cvc5's resource limit, when that is what stopped it."""
 
 
 def decide(
     assertions: Sequence[z3.ExprRef],
     variables: Mapping[str, tuple[Any, Ty]],
-    rlimit: int,
+    rlimit: int | Limit,
     timeout_ms: int,
 ) -> Cvc5Answer:
     """cvc5's answer for the conjunction of ``assertions`` (see the module docstring),
-    asked in the cvc5 child process (``_cvc5_process``: a crash is an ``unknown``)."""
+    asked in the cvc5 child process (``_cvc5_process``: a crash is an ``unknown``).
+
+    ``rlimit``: the question's Z3 limit (``Question.limit``, or a bare number of units);
+    cvc5 gets a twentieth of it per strategy."""
+    z3_limit = (
+        rlimit
+        if isinstance(rlimit, Limit)
+        else Limit("rlimit", rlimit, "--rlimit", f"--rlimit {rlimit:,}")
+    )
+    limit = cvc5_limit(z3_limit)
     printer = z3.Solver(ctx=assertions[0].ctx) if assertions else z3.Solver()
     for a in assertions:
         printer.add(a)
     script = "(set-logic ALL)\n" + printer.to_smt2()
     reasons: list[str] = []
+    limits: tuple[Limit, ...] = ()
     for options in STRATEGIES:
-        answer = _run(script, options, variables, rlimit, timeout_ms)
+        answer = _run(script, options, variables, limit, timeout_ms)
         if answer.verdict != "unknown":
             return answer
         reasons.append(answer.reason)
-    return Cvc5Answer("unknown", reason="cvc5: " + "; ".join(dict.fromkeys(reasons)))
+        limits = limits or answer.limits
+    return Cvc5Answer("unknown", reason="cvc5: " + "; ".join(dict.fromkeys(reasons)), limits=limits)
 
 
 def _run(
     script: str,
     options: tuple[tuple[str, str], ...],
     variables: Mapping[str, tuple[Any, Ty]],
-    rlimit: int,
+    limit: Limit,
     timeout_ms: int,
 ) -> Cvc5Answer:
     symbols = {name: str(term).strip("|") for name, (term, _) in variables.items()}
     reply = _cvc5_process.ask(
-        script, options=[("produce-models", "true"), ("seed", "0"),
-                         ("rlimit-per", str(max(1, rlimit // RLIMIT_DIVISOR))),
-                         ("tlimit-per", str(max(1, timeout_ms))), *options],
-        symbols=list(symbols.values()), timeout_ms=timeout_ms)
+        script,
+        options=[
+            ("produce-models", "true"),
+            ("seed", "0"),
+            ("rlimit-per", str(limit.value)),
+            ("tlimit-per", str(max(1, timeout_ms))),
+            *options,
+        ],
+        symbols=list(symbols.values()),
+        timeout_ms=timeout_ms,
+    )
     if reply.timeout:  # the safety net, not the resource limit: no answer at all
         raise OperationalTimeout(
             f"cvc5 ran into its wall-clock safety limit of {timeout_ms / 1000:g} s before "
@@ -114,6 +137,8 @@ def _run(
         return Cvc5Answer("unsat")
     if reply.verdict != "sat":
         why = reply.why.rsplit(".", 1)[-1]
+        if why == "RESOURCEOUT":
+            return Cvc5Answer("unknown", reason=reached(limit), limits=(limit,))
         return Cvc5Answer("unknown", reason=EXPLANATIONS.get(why, why.lower()))
     values: dict[str, Value] = {}
     try:

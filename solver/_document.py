@@ -84,6 +84,15 @@ class WarningDoc(_Doc):
     input: dict[str, JsonValue] | None
 
 
+class LimitDoc(_Doc):
+    name: Literal["rlimit", "cvc5 rlimit", "max cores", "enumeration work"] = Field(
+        description="which deterministic limit was reached"
+    )
+    value: int = Field(description="the limit in force (for rlimit: after scaling)")
+    flag: str = Field(description="the command-line flag that raises it")
+    detail: str = Field(description="how the value came about")
+
+
 class UnknownDoc(_Doc):
     question: str
     ids: list[str]
@@ -92,6 +101,10 @@ class UnknownDoc(_Doc):
         default_factory=list,
         description="for an undecided realizability question: the clauses that make it "
         "hard (a quantifier, a text-integer conversion or non-linear arithmetic)",
+    )
+    limits: list[LimitDoc] = Field(
+        description="the limits the question ran into; empty when the reason is not a "
+        "limit (an expression that cannot be encoded, incomplete quantifier instantiation)"
     )
 
 

@@ -99,8 +99,11 @@ def example(ctx: Ctx, cl: Clauses, ex: Obligation) -> bool:
         return False
     ans = q.check()
     if ans.verdict != "unsat":
-        if (ans.verdict != "sat" or q.unencodable) and not raises_example \
-                and _holds_when_evaluated(ctx, cl, ex, call, witness):
+        if (
+            (ans.verdict != "sat" or q.unencodable)
+            and not raises_example
+            and _holds_when_evaluated(ctx, cl, ex, call, witness)
+        ):
             return True
         return _not_conflicting(ctx, ex, q, ans, obligations)
     # The example must take part: clauses that conflict at its input on their own are
@@ -118,13 +121,22 @@ def example(ctx: Ctx, cl: Clauses, ex: Obligation) -> bool:
     def explain(r: CoreResult) -> str:
         return _explain(r, ex, owner, witness, raises_example)
 
-    add_cores(ctx, q, "contradicting_example", owner.name, explain, witness_input=witness,
-              require=ex, at_input=at_input)
+    add_cores(
+        ctx,
+        q,
+        "contradicting_example",
+        owner.name,
+        explain,
+        witness_input=witness,
+        require=ex,
+        at_input=at_input,
+    )
     return False
 
 
-def _holds_when_evaluated(ctx: Ctx, cl: Clauses, ex: Obligation, call: Call,
-                          witness: dict[str, Value]) -> bool:
+def _holds_when_evaluated(
+    ctx: Ctx, cl: Clauses, ex: Obligation, call: Call, witness: dict[str, Value]
+) -> bool:
     """Whether the example holds by plain evaluation: a concrete question is concrete.
 
     ``f(args) == V`` with every argument and ``V`` closed fixes the input and the result,
@@ -146,9 +158,9 @@ def _holds_when_evaluated(ctx: Ctx, cl: Clauses, ex: Obligation, call: Call,
         if isinstance(expected, _Undefined):
             return False
         env = {**witness, "result": expected}
-        return (all(ctx.evaluator.holds(o.expr, env) is True for o in (*cl.requires,
-                                                                       *cl.ensures))
-                and all(ctx.evaluator.holds(o.expr, env) is False for o in cl.raises))
+        return all(
+            ctx.evaluator.holds(o.expr, env) is True for o in (*cl.requires, *cl.ensures)
+        ) and all(ctx.evaluator.holds(o.expr, env) is False for o in cl.raises)
     except (EvaluationLimitError, ArithmeticError, ValueError):
         return False
 
@@ -202,7 +214,7 @@ def _not_conflicting(
             ctx.unknown(ex.id, [o for o, _ in q.unencodable], q.unencodable[0][1])
             return False
         return True
-    ctx.unknown(ex.id, obligations, ans.reason)
+    ctx.unknown(ex.id, obligations, ans.reason, limits=ans.limits)
     return False
 
 

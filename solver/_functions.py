@@ -51,8 +51,14 @@ def owner_questions(ctx: Ctx, owner: Owner) -> CallWitness | None:
         add_cores(ctx, pre, "unsatisfiable_precondition", owner.name, explain_pre)
         ok = False
     elif ans.verdict == "unknown" or pre.unencodable:
-        why = ans.reason if ans.verdict == "unknown" else pre.unencodable[0][1]
-        ctx.unknown(f"{owner.name} precondition", cl.requires, why)
+        undecided = ans.verdict == "unknown"
+        why = ans.reason if undecided else pre.unencodable[0][1]
+        ctx.unknown(
+            f"{owner.name} precondition",
+            cl.requires,
+            why,
+            limits=ans.limits if undecided else (),
+        )
         ok = False
 
     # 3. examples -------------------------------------------------------------

@@ -18,8 +18,10 @@ means assuming its literals.  That makes the three things we need cheap and exac
   bound and a time budget.  Every core found is deletion-minimal and re-checked in a
   fresh solver like any other (all of a component's cores at once when one fresh
   solver finds their disjunction unsat).
-- **unknown is an answer**: a check that hits the resource limit says so with Z3's
-  reason, and nothing downstream turns it into sat or unsat.
+- **unknown is an answer**: a check that hits the resource limit says so, naming the
+  limit and the flag that raises it (``Answer.limits``), and nothing downstream turns it
+  into sat or unsat.  The limit grows with the question (``_limits``): a question
+  asserting more constraints than ``RLIMIT_SCALE_SIZE`` gets proportionally more units.
 
 Obligations whose expression cannot be encoded exactly are left out of the solver
 and remembered: an ``unsat`` without them is still a proof (fewer constraints), a
@@ -42,6 +44,8 @@ from derivative._values import Value
 from derivative._walk import children
 
 from ._decode import from_model
+from ._limits import reached, rlimit_of
+from ._result import Limit
 from ._z3util import (
     Unsupported,
     Z,
@@ -163,6 +167,8 @@ class Answer:
     verdict: Verdict
     model: Z = None
     reason: str = ""
+    limits: tuple[Limit, ...] = ()
+    """For ``unknown``: the limits the check ran into (see ``_unknown``)."""
 
 
 def _check_assuming(solver: Z, members: Iterable[Member], extra: Sequence[Z] = ()) -> Answer:
@@ -197,7 +203,7 @@ def _check_assuming(solver: Z, members: Iterable[Member], extra: Sequence[Z] = (
                 z3.Z3_ast_vector_dec_ref(ref, vector)
             return Answer("unsat", core)
         safety_net(started, getattr(solver, "timeout_ms", None), str(solver.reason_unknown()))
-        return Answer("unknown", None, _reason(solver))
+        return _unknown(solver)
     finally:
         if extra:
             solver.pop()
@@ -211,13 +217,25 @@ class CoreResult:
     rechecked: bool
 
 
-def _reason(solver: Z) -> str:
-    """Why Z3 said ``unknown``, for a check that ``safety_net`` has already cleared of
-    the wall clock (so ``canceled`` is the resource limit)."""
+RESOURCE_REASONS = frozenset(
+    {"canceled", "max. resource limit exceeded", "resource limit exceeded"}
+)
+"""Z3's words for a check stopped by its rlimit (``canceled`` once ``safety_net`` has
+ruled out the wall clock)."""
+
+
+def _unknown(solver: Z) -> Answer:
+    """Z3's ``unknown``, for a check that ``safety_net`` has already cleared of the wall
+    clock: a resource limit names itself (the solver's ``limit``, set by the question
+    that made it) and the flag that raises it; any other reason is Z3's own."""
     why = str(solver.reason_unknown())
-    if why in ("canceled", "max. resource limit exceeded", "resource limit exceeded"):
-        return f"resource limit reached ({why}); raise --rlimit to try harder"
-    return why or "Z3 gave up"
+    if why in RESOURCE_REASONS:
+        limit: Limit | None = getattr(solver, "limit", None)
+        if limit is None:  # a solver made outside a question: its own limit is all we know
+            value = int(getattr(solver, "rlimit", 0))
+            limit = Limit("rlimit", value, "--rlimit", f"--rlimit {value:,}")
+        return Answer("unknown", None, reached(limit), (limit,))
+    return Answer("unknown", None, why or "Z3 gave up")
 
 
 class Question:
@@ -240,7 +258,11 @@ class Question:
         env = current()
         self.background = [b for b in background if env.literal_value(b) is not True]
         self.variables = dict(variables)
-        self.rlimit = rlimit
+        self.limit = rlimit_of(rlimit, len(self.members) + len(self.background))
+        """The question's Z3 limit: ``rlimit`` (the ``--rlimit`` base) scaled by the
+        number of constraints it asserts (``_limits``), for every solver it makes."""
+        self.rlimit = self.limit.value
+        self.base_rlimit = rlimit
         self.timeout_ms = timeout_ms
         self.unencodable = list(unencodable)
         self.solver = self._fresh()
@@ -258,6 +280,7 @@ class Question:
 
     def _fresh(self, simple: bool = False) -> Z:
         s = make_solver(self.rlimit, self.timeout_ms, simple)
+        s.limit = self.limit
         for b in self.background:
             _assert_direct(s, b)
         return s
@@ -284,6 +307,7 @@ class Question:
         milliseconds that way and not at all incrementally.
         """
         s = make_solver(self.rlimit, self.timeout_ms)
+        s.limit = self.limit
         for b in self.background:
             _assert_direct(s, b)
         for m in self.members:
@@ -295,7 +319,7 @@ class Question:
             return Answer("sat", s.model())
         if r == z3.unsat:
             return Answer("unsat", set())
-        return Answer("unknown", None, _reason(s))
+        return _unknown(s)
 
     def check_eliminating(self, extra: Sequence[Z]) -> Answer:
         """All members and ``extra`` after quantifier elimination (Z3's ``qe`` tactic).
@@ -307,6 +331,7 @@ class Question:
         s.set("random_seed", 0)
         s.set("rlimit", self.rlimit)
         s.set("timeout", self.timeout_ms)
+        s.limit = self.limit
         for b in self.background:
             s.add(b)
         for m in self.members:
@@ -323,7 +348,7 @@ class Question:
         if r == z3.unsat:
             return Answer("unsat", set())
         safety_net(started, self.timeout_ms, str(s.reason_unknown()))
-        return Answer("unknown", None, _reason(s))
+        return _unknown(s)
 
     def values(self, model: Z, names: Iterable[str] | None = None) -> dict[str, Value]:
         """The model's values of the question's variables (all, or ``names``)."""
@@ -419,7 +444,7 @@ class Question:
             members,
             self.background,
             self.variables,
-            self.rlimit,
+            self.base_rlimit,  # scaled again, to the restricted question's own size
             self.timeout_ms,
             self.unencodable,
         )
@@ -501,12 +526,14 @@ class Question:
         extra: Sequence[Z] = (),
         first: Answer | None = None,
         seconds: float | None = None,
-    ) -> tuple[list[CoreResult], list[list[Member]], bool]:
-        """MARCO over ``members``: (minimal cores, minimal correction sets, complete?).
+    ) -> tuple[list[CoreResult], list[list[Member]], bool, Limit | None]:
+        """MARCO over ``members``: (minimal cores, minimal correction sets, complete?,
+        the limit that stopped an incomplete search).
 
         The search stops (incomplete) after ``max_cores`` cores or once it has spent
         ``max_work`` of Z3's resource units (``work_done``: the same count on any
-        machine, so the same spec always lists the same cores).  ``seconds`` is only a
+        machine, so the same spec always lists the same cores), or when one of its
+        checks runs out of the question's rlimit.  ``seconds`` is only a
         wall-clock safety net: reaching it raises ``OperationalTimeout``.
 
         The map solver holds one mark per member and the blocking clauses found so
@@ -536,10 +563,25 @@ class Question:
         cores: list[CoreResult] = []
         corrections: list[list[Member]] = []
         complete = False
+        stop: Limit | None = None
         known = first
         seen: list[Z] = []
         while True:
-            if len(cores) >= max_cores or work_done(mapper) - work_start > max_work:
+            if len(cores) >= max_cores:
+                stop = Limit(
+                    "max cores",
+                    max_cores,
+                    "--max-cores",
+                    "cores per independent group of obligations",
+                )
+                break
+            if work_done(mapper) - work_start > max_work:
+                stop = Limit(
+                    "enumeration work",
+                    max_work,
+                    "--enumeration-work",
+                    "Z3 resource units per independent group of obligations",
+                )
                 break
             if seconds is not None and time.monotonic() - start > seconds:
                 raise OperationalTimeout(
@@ -557,6 +599,7 @@ class Question:
             if ans.verdict == "sat":
                 grown = self._grow(seed, members, extra, ans.model, seen)
                 if grown is None:
+                    stop = self.limit
                     break
                 rest = [m for m in members if id(m) not in grown]
                 if not rest:
@@ -571,6 +614,7 @@ class Question:
                 cores.append(core)
                 mapper.add(env.mk_or([env.mk_not(marks[position[id(m)]]) for m in core.members]))
             else:
+                stop = self.limit
                 break
         flags = self.recheck_all([c.members for c in cores], extra)
         cores = [replace(c, rechecked=f) for c, f in zip(cores, flags, strict=True)]
@@ -581,7 +625,7 @@ class Question:
 
         cores.sort(key=lambda c: rank(c.members))
         corrections.sort(key=rank)
-        return cores, corrections, complete
+        return cores, corrections, complete, stop
 
     def _grow(
         self,

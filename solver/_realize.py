@@ -106,7 +106,9 @@ def realize(
             if alt.verdict == "sat" and alt.values is not None:
                 unrealizable(ctx, cl, alt.values, "cvc5")
                 return None
-            ans = dataclasses.replace(ans, reason=f"{ans.reason}; {alt.reason}")
+            ans = dataclasses.replace(
+                ans, reason=f"{ans.reason}; {alt.reason}", limits=(*ans.limits, *alt.limits)
+            )
     if ans.verdict == "sat" or ans.verdict == "unknown":
         _no_result_at(ctx, cl, q, ans, method)
         return None
@@ -157,9 +159,7 @@ def _ask_cvc5(ctx: Ctx, q: Question, quantified: list[Z]) -> _cvc5.Cvc5Answer:
     Its "unsat" is followed by a witness that Z3 builds and the evaluator checks; its
     "sat" input is confirmed by Z3 at that fixed input (``_unrealizable``).
     """
-    return _cvc5.decide(
-        [*q.background, *quantified], q.variables, ctx.options.rlimit, ctx.options.timeout_ms
-    )
+    return _cvc5.decide([*q.background, *quantified], q.variables, q.limit, ctx.options.timeout_ms)
 
 
 def _no_result_at(ctx: Ctx, cl: Clauses, q: Question, ans: Answer, method: Method) -> None:
@@ -167,7 +167,13 @@ def _no_result_at(ctx: Ctx, cl: Clauses, q: Question, ans: Answer, method: Metho
     which no result works (confirmed by ``_unrealizable``)."""
     if ans.verdict == "unknown":
         hard = hard_clauses(cl, ctx.consts)
-        ctx.unknown(q.name, cl.ensures, ans.reason + hard_text(hard), hard=[ob for ob, _ in hard])
+        ctx.unknown(
+            q.name,
+            cl.ensures,
+            ans.reason + hard_text(hard),
+            hard=[ob for ob, _ in hard],
+            limits=ans.limits,
+        )
         return
     try:
         bad_input = q.values(ans.model)

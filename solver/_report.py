@@ -2,9 +2,14 @@
 
 The text report is for the requirement author: every obligation is named by id,
 ``file:line``, its quoted text and ``source`` tag, and its expression, and each
-conflict says in plain words why it conflicts.  The JSON document is exactly the
-one of docs/cli.md (more fields may be added, none renamed).  The SARIF log is
-``_sarif.py``'s.
+conflict says in plain words why it conflicts.  It stays readable at any size: every
+list in it (conflicts, their members, corrections, witness values and calls, undecided
+questions and their ids, warnings and their members) shows at most ``SHOWN`` items and
+counts the rest ("... and 164,862 more"), and a line of prose longer than ``LINE_LIMIT``
+characters is cut the same way; the JSON document always lists everything.
+
+The JSON document is exactly the one of docs/cli.md (more fields may be added, none
+renamed).  The SARIF log is ``_sarif.py``'s.
 
 Values are JSON-safe by the rules every derivative document follows
 (``derivative._values.value_json``, numbers by ``derivative._numbers``): integers,
@@ -16,7 +21,8 @@ arrays.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -25,9 +31,16 @@ from derivative._numbers import number_source
 from derivative._printer import to_source
 from derivative._values import EnumValue, Value, value_json
 
-from ._result import CallWitness, CheckResult, Core, Finding
+from ._result import CallWitness, CheckResult, Core, Finding, Witness
 
 CHECK_FORMAT = "derivative.check/v1"
+
+SHOWN = 20
+"""The most items of one list a text report shows; the rest are counted (``--json``
+lists them all)."""
+LINE_LIMIT = 2_000
+"""The longest line of prose (an explanation naming a thousand members) a text report
+prints whole."""
 
 
 # --------------------------------------------------------------------------- values
@@ -141,6 +154,10 @@ def render_json(result: CheckResult) -> dict[str, Any]:
                 "ids": list(u.ids),
                 "reason": u.reason,
                 "hard": list(u.hard),
+                "limits": [
+                    {"name": x.name, "value": x.value, "flag": x.flag, "detail": x.detail}
+                    for x in u.limits
+                ],
             }
             for u in result.unknowns
         ],
@@ -159,6 +176,31 @@ def _where(ob: Obligation) -> str:
     return f"{ob.file}:{ob.line}" if ob.file else f"line {ob.line}"
 
 
+def _more(n: int, what: str = "more") -> str:
+    return f"... and {n:,} {what} (--json lists them all)"
+
+
+def _listed(items: Sequence[str], sep: str = ", ") -> str:
+    """``items`` joined, the first ``SHOWN`` of them, with a count of the rest."""
+    if len(items) <= SHOWN:
+        return sep.join(items)
+    return sep.join(items[:SHOWN]) + f"{sep}... and {len(items) - SHOWN:,} more"
+
+
+def _clip(text: str) -> str:
+    """``text`` whole up to ``LINE_LIMIT`` characters; else cut there, with a count."""
+    if len(text) <= LINE_LIMIT:
+        return text
+    return (
+        f"{text[:LINE_LIMIT]} ... ({len(text) - LINE_LIMIT:,} more characters; --json has it all)"
+    )
+
+
+def _rest(items: Sequence[object], lines: list[str], indent: str, what: str) -> None:
+    if len(items) > SHOWN:
+        lines.append(f"{indent}{_more(len(items) - SHOWN, what)}")
+
+
 def _describe(ob: Obligation, indent: str = "    ") -> list[str]:
     head = f"{indent}{ob.id}  {_where(ob)}"
     source = ob.tags.get("source")
@@ -166,61 +208,97 @@ def _describe(ob: Obligation, indent: str = "    ") -> list[str]:
         head += f"  [source: {source}]"
     if ob.text:
         head += f'  "{ob.text}"'
-    return [head, f"{indent}    {clause_text(ob)}"]
+    return [_clip(head), f"{indent}    {_clip(clause_text(ob))}"]
+
+
+def _members(members: Sequence[Obligation], indent: str) -> list[str]:
+    """Each of the first ``SHOWN`` members described, and a count of the rest."""
+    lines = [line for m in members[:SHOWN] for line in _describe(m, indent)]
+    _rest(members, lines, indent, "more members")
+    return lines
 
 
 def _inputs(values: Mapping[str, Value]) -> str:
-    return ", ".join(f"{k} = {value_text(v)}" for k, v in values.items()) or "(no parameters)"
+    return _listed([f"{k} = {value_text(v)}" for k, v in values.items()]) or "(no parameters)"
 
 
 def render_text(result: CheckResult) -> str:
-    """The human report (ends with a newline)."""
-    lines: list[str] = [f"status: {result.status}", f"reason: {result.reason}"]
+    """The human report (ends with a newline); long lists are cut (``SHOWN``)."""
+    lines: list[str] = [f"status: {result.status}", f"reason: {_clip(result.reason)}"]
     if result.cores:
         lines.append("")
         lines.append("conflicts (minimal: dropping any one member removes the conflict):")
-        for i, core in enumerate(result.cores, 1):
-            label = core.kind.replace("_", " ")
-            lines.append(f"  {i}. {label} in {core.subject}")
-            if core.witness_input is not None:
-                lines.append(f"     at input: {_inputs(core.witness_input)}")
-            for m in core.members:
-                lines.extend(_describe(m, "     "))
-            lines.append(f"     why: {core.explanation}")
-            if core.method is not None:
-                lines.append(f"     decided by: {core.method}")
-            if not core.minimal:
-                lines.append("     note: Z3 could not confirm this core is the smallest one")
+        lines.extend(_cores_text(result.cores))
     if result.corrections:
         lines.append("")
         lines.append("to restore consistency, relax one of these sets:")
-        for c in result.corrections:
-            lines.append(f"  - {' + '.join(c.ids)}  ({c.subject})")
+        for c in result.corrections[:SHOWN]:
+            lines.append(f"  - {_listed(c.ids, ' + ')}  ({c.subject})")
+        _rest(result.corrections, lines, "  ", "more sets")
     if result.witness is not None:
-        w = result.witness
         lines.append("")
         lines.append("witness:")
-        if w.params:
-            lines.append(f"  params: {_inputs(w.params)}")
-        for name, cw in w.functions.items():
-            lines.append(_call_line(name, cw))
-        for system, ops in w.systems.items():
-            for op, cw in ops.items():
-                lines.append(_call_line(f"{system}.{op}", cw))
+        lines.extend(_witness_text(result.witness))
     if result.unknowns:
         lines.append("")
         lines.append("undecided questions (never reported as feasible or infeasible):")
-        for u in result.unknowns:
-            ids = f" [{', '.join(u.ids)}]" if u.ids else ""
-            lines.append(f"  - {u.question}{ids}: {u.reason}")
+        for u in result.unknowns[:SHOWN]:
+            ids = f" [{_listed(u.ids)}]" if u.ids else ""
+            lines.append(f"  - {u.question}{ids}: {_clip(u.reason)}")
+        _rest(result.unknowns, lines, "  ", "more undecided questions")
     if result.warnings:
         lines.append("")
         lines.append("warnings:")
-        for w_ in result.warnings:
-            lines.append(f"  {w_.kind}: {w_.message}")
-            for m in w_.members:
-                lines.extend(_describe(m, "      "))
+        lines.extend(_warnings_text(result.warnings))
     return "\n".join(lines) + "\n"
+
+
+def _cores_text(cores: Sequence[Core]) -> list[str]:
+    lines: list[str] = []
+    for i, core in enumerate(cores[:SHOWN], 1):
+        label = core.kind.replace("_", " ")
+        lines.append(f"  {i}. {label} in {core.subject}")
+        if core.witness_input is not None:
+            lines.append(f"     at input: {_inputs(core.witness_input)}")
+        lines.extend(_members(core.members, "     "))
+        lines.append(f"     why: {_clip(core.explanation)}")
+        if core.method is not None:
+            lines.append(f"     decided by: {core.method}")
+        if not core.minimal:
+            lines.append(
+                "     note: Z3 could not confirm this core is the smallest one "
+                "within the resource limit (raise --rlimit to try harder)"
+            )
+    _rest(cores, lines, "  ", "more conflicts")
+    return lines
+
+
+def _witness_text(w: Witness) -> list[str]:
+    lines: list[str] = []
+    if w.params:
+        lines.append(f"  params: {_inputs(w.params)}")
+    calls = [_call_line(name, cw) for name, cw in w.functions.items()]
+    calls += [
+        _call_line(f"{system}.{op}", cw)
+        for system, ops in w.systems.items()
+        for op, cw in ops.items()
+    ]
+    lines.extend(calls[:SHOWN])
+    _rest(calls, lines, "  ", "more calls")
+    return lines
+
+
+def _warnings_text(warnings: Sequence[Finding]) -> list[str]:
+    """The first ``SHOWN`` warnings, then how many more of each kind."""
+    lines: list[str] = []
+    for w in warnings[:SHOWN]:
+        lines.append(f"  {w.kind}: {_clip(w.message)}")
+        lines.extend(_members(w.members, "      "))
+    hidden = Counter(w.kind for w in warnings[SHOWN:])
+    if hidden:
+        kinds = ", ".join(f"{n:,} {kind}" for kind, n in hidden.items())
+        lines.append(f"  {_more(sum(hidden.values()), f'more warnings: {kinds}')}")
+    return lines
 
 
 def _call_line(name: str, cw: CallWitness) -> str:

@@ -62,7 +62,7 @@ def requirements(ctx: Ctx) -> dict[str, Value] | None:
         )
         return None
     if ans.verdict == "unknown":
-        ctx.unknown("requirements", obligations, ans.reason)
+        ctx.unknown("requirements", obligations, ans.reason, limits=ans.limits)
         return None
     try:
         values = q.values(ans.model)

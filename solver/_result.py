@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias
 
 from derivative._ast import Located, Obligation
 from derivative._values import Value
@@ -55,11 +55,20 @@ KIND_ORDER: tuple[Kind, ...] = (
 """The order in which the kinds are looked for; the first one found is certified."""
 
 
+RLIMIT_SCALE_SIZE = 5_000
+"""Constraints a question may assert within the base ``rlimit``; each one beyond adds
+``rlimit / RLIMIT_SCALE_SIZE`` units (``_limits.scaled_rlimit``)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class CheckOptions:
     """How hard to try.  ``rlimit`` (Z3's deterministic resource limit, per solver call)
-    decides; ``timeout`` (seconds per call) is only a safety net on a stuck machine."""
+    decides; ``timeout`` (seconds per call) is only a safety net on a stuck machine.
 
+    ``rlimit`` is the base: a question asserting more than ``RLIMIT_SCALE_SIZE``
+    constraints gets ``rlimit * constraints // RLIMIT_SCALE_SIZE`` (``_limits``)."""
+
+    RLIMIT_SCALE_SIZE: ClassVar[int] = RLIMIT_SCALE_SIZE
     rlimit: int = 2_000_000
     timeout: float = 60.0
     all_cores: bool = False
@@ -142,18 +151,40 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Limit:
+    """A deterministic limit that stopped a question before it was decided.
+
+    Every ``unknown`` caused by a limit carries one (``Unknown.limits``), so that a report
+    can say which limit was reached and the flag that raises it (``_limits``)."""
+
+    name: str
+    """``rlimit`` (Z3's resource units per solver call), ``cvc5 rlimit`` (cvc5's, per
+    strategy), ``max cores`` or ``enumeration work`` (``--all-cores``)."""
+    value: int
+    """The limit in force when it was reached (for ``rlimit``: after scaling)."""
+    flag: str
+    """The command-line flag that raises it."""
+    detail: str = ""
+    """How the value came about (``--rlimit 2,000,000 scaled by ...``)."""
+
+
+@dataclass(frozen=True)
 class Unknown:
     """A question the solver could not decide, and its reason.
 
     ``hard``: for an undecided realizability question, the clauses that make it hard
     (those that bring a quantifier over the result, or a conversion or non-linear
     operation on it), so that the author knows what to simplify or bound.
+
+    ``limits``: the limits it ran into (empty when the reason is not a limit, such as an
+    expression that cannot be encoded or Z3's incomplete quantifier instantiation).
     """
 
     question: str
     ids: tuple[str, ...]
     reason: str
     hard: tuple[str, ...] = ()
+    limits: tuple[Limit, ...] = ()
 
 
 @dataclass(frozen=True)

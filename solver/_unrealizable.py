@@ -70,6 +70,7 @@ def unrealizable(ctx: Ctx, cl: Clauses, bad_input: dict[str, Value], method: Met
             )
             + hard_text(hard),
             hard=[ob for ob, _ in hard],
+            limits=ans.limits,
         )
         return
     # An input must be a valid call the implementation can actually receive.

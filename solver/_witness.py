@@ -67,7 +67,7 @@ def witness(
             if ans.verdict == "unknown"
             else (behaviour.unencodable[0][1] if behaviour.unencodable else "no witness")
         )
-        ctx.unknown(f"{subject} witness", cl.ensures, why)
+        ctx.unknown(f"{subject} witness", cl.ensures, why, limits=ans.limits)
         return None
     try:
         values = behaviour.values(ans.model)

@@ -292,6 +292,11 @@ class GuardedSolver(z3.Solver):  # type: ignore[misc]
     ``timeout_ms`` is the wall-clock safety net it was made with (None: no clock)."""
 
     timeout_ms: int | None = None
+    rlimit: int = 0
+    """The resource limit it was made with (0: none)."""
+    limit: Any = None
+    """The question's ``_result.Limit`` behind ``rlimit``, set by the question that made
+    it, so that an ``unknown`` can say which limit it reached and how to raise it."""
 
     def check(self, *assumptions: Z) -> Z:
         started = time.monotonic()
@@ -327,6 +332,7 @@ def make_solver(rlimit: int, timeout_ms: int | None, simple: bool = False) -> Z:
     made = z3.Z3_mk_simple_solver(env.ref) if simple else z3.Z3_mk_solver(env.ref)
     s = GuardedSolver(made, env.ctx)
     s.timeout_ms = timeout_ms
+    s.rlimit = rlimit
     z3.Z3_solver_set_params(env.ref, s.solver, params.params)
     return s
 

@@ -55,7 +55,8 @@ def arguments(p: argparse.ArgumentParser) -> None:
         "--redundancy", action="store_true", help="also report obligations implied by the others"
     )
     p.add_argument(
-        "--no-warnings", action="store_true",
+        "--no-warnings",
+        action="store_true",
         help="only the verdict: skip the warnings (vacuous, latent_conflict, ...)",
     )
     p.add_argument(
@@ -63,7 +64,10 @@ def arguments(p: argparse.ArgumentParser) -> None:
         type=positive_int,
         default=CheckOptions.rlimit,
         metavar="N",
-        help=f"Z3 resource limit per solver call (deterministic; default {CheckOptions.rlimit})",
+        help="Z3 resource limit per solver call (deterministic; default "
+        f"{CheckOptions.rlimit}); a question asserting more than "
+        f"{CheckOptions.RLIMIT_SCALE_SIZE:,} constraints gets "
+        f"N x constraints / {CheckOptions.RLIMIT_SCALE_SIZE:,}",
     )
     p.add_argument(
         "--timeout",
@@ -72,6 +76,22 @@ def arguments(p: argparse.ArgumentParser) -> None:
         metavar="S",
         help="wall-clock safety limit per solver call in seconds "
         f"(default {CheckOptions.timeout:g}); reaching it exits 75, the --rlimit decides",
+    )
+    p.add_argument(
+        "--max-cores",
+        type=positive_int,
+        default=CheckOptions.max_cores,
+        metavar="N",
+        help="--all-cores: at most N minimal cores per independent group of obligations, "
+        f"and N corrections (default {CheckOptions.max_cores})",
+    )
+    p.add_argument(
+        "--enumeration-work",
+        type=positive_int,
+        default=CheckOptions.enumeration_work,
+        metavar="N",
+        help="--all-cores: Z3 resource units the enumeration of one independent group may "
+        f"spend (deterministic; default {CheckOptions.enumeration_work})",
     )
 
 
@@ -84,8 +104,9 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from derivative.api import CheckOptions, render_json, render_sarif, render_text
 
     for flag, given in (("--strict", args.strict), ("--redundancy", args.redundancy)):
-        refuse_with(flag, given and args.no_warnings,
-                    "asks for warnings, which --no-warnings turns off")
+        refuse_with(
+            flag, given and args.no_warnings, "asks for warnings, which --no-warnings turns off"
+        )
     loaded = load_specs(args)
     options = CheckOptions(
         rlimit=args.rlimit,
@@ -93,9 +114,13 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         all_cores=bool(args.all_cores),
         redundancy=bool(args.redundancy),
         warnings=not args.no_warnings,
+        max_cores=args.max_cores,
+        enumeration_work=args.enumeration_work,
     )
-    with events_to(args.events), gates(stderr, json_output=fmt != "text",
-                                       title=f"check {loaded.name}") as progress:
+    with (
+        events_to(args.events),
+        gates(stderr, json_output=fmt != "text", title=f"check {loaded.name}") as progress,
+    ):
         result = api.check(loaded, options, progress=progress)
         # The JSON document carries the certificate object itself (docs/cli.md), so a
         # JSON report of an infeasible set always builds one, re-checks included.

@@ -100,7 +100,9 @@ def test_the_enumeration_of_cores_stops_at_a_deterministic_bound() -> None:
     assert [c.ids for c in cut[0].cores] == [c.ids for c in cut[1].cores]
     assert 0 < len(cut[0].cores) < 30
     notes = [u.reason for u in cut[0].unknowns if "enumeration of cores" in u.reason]
-    assert notes and all("2000 resource units" in n for n in notes)
+    assert notes and all(
+        "2,000 Z3 resource units" in n and "raise --enumeration-work" in n for n in notes
+    )
 
 
 def test_the_enumeration_clock_is_only_a_safety_net() -> None:
