@@ -20,6 +20,9 @@ measuring the goal's own figure; a benchmark's own defaults are in brackets:
 - ``parse_scale``: 10,000 requirements, best of 2; declaration lists of an enum of
   20,000 members and 5,000 params and consts, each also at 2N [50,000, 10,000, 10,000;
   best of 3];
+- ``growth``: parse, type check and check at 10,000 and 50,000 requirements of two
+  sheets, each phase in a child process, 10,000 best of 2 [1,000 to 100,000, best of 3;
+  about four minutes];
 - ``all_cores``: all five instances, best of 2 [3];
 - ``race_explore``: 3 repeats, 8 threads x 1,000 stress rounds [5, 2,000];
 - ``sandbox_overhead``: 500 examples, best of 3 rounds, 3 starts, 1,000 calls [1,000
@@ -78,10 +81,21 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks._rows import TableRow, table_row  # noqa: E402
 
-BENCHMARKS = ("startup", "check_scale", "feature_models", "parse_scale", "all_cores",
-              "race_explore", "sandbox_overhead",
-              "build_e2e", "batch_throughput", "test_throughput", "mutation",
-              "string_functions")
+BENCHMARKS = (
+    "startup",
+    "check_scale",
+    "feature_models",
+    "parse_scale",
+    "growth",
+    "all_cores",
+    "race_explore",
+    "sandbox_overhead",
+    "build_e2e",
+    "batch_throughput",
+    "test_throughput",
+    "mutation",
+    "string_functions",
+)
 """In this order: ``test_throughput`` loads a Hypothesis profile when imported, so it comes
 after the other benchmarks that run Hypothesis in this process (``mutation``'s run in
 processes of their own)."""
@@ -117,9 +131,15 @@ def failed_row(name: str, exc: BaseException) -> TableRow:
     """The row of a benchmark that stopped with an error: a miss, with the error's text."""
     message = " ".join(str(exc).split())[:120] or type(exc).__name__
     where = traceback.format_exception(exc)[-2:]
-    return table_row(name, f"{name}: did not complete", baseline="-",
-                     ratio=f"error: {message}", goal="-", met=False,
-                     detail="".join(where).strip())
+    return table_row(
+        name,
+        f"{name}: did not complete",
+        baseline="-",
+        ratio=f"error: {message}",
+        goal="-",
+        met=False,
+        detail="".join(where).strip(),
+    )
 
 
 def run_one(name: str, quick: bool, collect_rows: Collect) -> list[TableRow]:
@@ -131,8 +151,9 @@ def run_one(name: str, quick: bool, collect_rows: Collect) -> list[TableRow]:
             return [failed_row(name, exc)]
 
 
-def run_all(names: list[str], quick: bool,
-            collect_rows: Collect = collect) -> tuple[list[TableRow], dict[str, float]]:
+def run_all(
+    names: list[str], quick: bool, collect_rows: Collect = collect
+) -> tuple[list[TableRow], dict[str, float]]:
     """Every named benchmark's rows, and the seconds each took (progress on stderr)."""
     rows: list[TableRow] = []
     seconds: dict[str, float] = {}
@@ -164,8 +185,13 @@ def format_met(value: bool | None) -> str:
 
 def cells(row: Mapping[str, Any]) -> list[str]:
     """A row's five columns as text."""
-    return [str(row["figure"]), str(row["baseline"]), format_ratio(row["ratio"]),
-            str(row["goal"]), format_met(row["met"])]
+    return [
+        str(row["figure"]),
+        str(row["baseline"]),
+        format_ratio(row["ratio"]),
+        str(row["goal"]),
+        format_met(row["met"]),
+    ]
 
 
 def render(rows: list[TableRow]) -> str:
@@ -176,13 +202,13 @@ def render(rows: list[TableRow]) -> str:
     def line(values: list[str] | tuple[str, ...]) -> str:
         return " | ".join(v.ljust(w) for v, w in zip(values, widths, strict=True)).rstrip()
 
-    return "\n".join([line(COLUMNS), " | ".join("-" * w for w in widths),
-                      *(line(c) for c in body)])
+    return "\n".join([line(COLUMNS), " | ".join("-" * w for w in widths), *(line(c) for c in body)])
 
 
 def render_details(rows: list[TableRow]) -> str:
-    return "\n".join(f"- {r['benchmark']}: {r['figure']}: {r['detail']}"
-                     for r in rows if r["detail"])
+    return "\n".join(
+        f"- {r['benchmark']}: {r['figure']}: {r['detail']}" for r in rows if r["detail"]
+    )
 
 
 # --------------------------------------------------------------------------- the JSON
@@ -191,8 +217,14 @@ def render_details(rows: list[TableRow]) -> str:
 def tool_commit() -> str | None:
     """``git rev-parse HEAD`` of this repository, or None outside a git checkout."""
     try:
-        done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                              text=True, timeout=10, check=True)
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() or None
@@ -227,12 +259,21 @@ def write_json(path: Path, doc: dict[str, Any]) -> None:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--json", metavar="PATH", type=Path, default=DEFAULT_JSON,
-                    help="where the table is written as JSON (default: %(default)s)")
-    ap.add_argument("--full", action="store_true",
-                    help="each benchmark's own default settings (about ten minutes)")
-    ap.add_argument("--only", default="", help="a comma-separated subset of: "
-                    + ", ".join(BENCHMARKS))
+    ap.add_argument(
+        "--json",
+        metavar="PATH",
+        type=Path,
+        default=DEFAULT_JSON,
+        help="where the table is written as JSON (default: %(default)s)",
+    )
+    ap.add_argument(
+        "--full",
+        action="store_true",
+        help="each benchmark's own default settings (about ten minutes)",
+    )
+    ap.add_argument(
+        "--only", default="", help="a comma-separated subset of: " + ", ".join(BENCHMARKS)
+    )
     ap.add_argument("--details", action="store_true", help="print each row's detail too")
     args = ap.parse_args(argv)
     unknown = set(filter(None, args.only.split(","))) - set(BENCHMARKS)
@@ -252,8 +293,10 @@ def main(argv: list[str] | None = None, collect_rows: Collect = collect) -> int:
     print(render(rows))
     if args.details:
         print("\n" + render_details(rows))
-    print(f"\n{len(names)} benchmarks in {total:.0f} s ({'full' if args.full else 'quick'} "
-          f"settings); JSON: {args.json}")
+    print(
+        f"\n{len(names)} benchmarks in {total:.0f} s ({'full' if args.full else 'quick'} "
+        f"settings); JSON: {args.json}"
+    )
     return 1 if any(r["met"] is False for r in rows) else 0
 
 

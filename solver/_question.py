@@ -66,6 +66,9 @@ APART_MIN_MEMBERS = 256
 APART_RATIO = 8
 """... and this many times as many members as the core shrinks the core in a solver of
 its own (``Question.minimal_core``)."""
+PLAIN_MODEL_MIN = 20_000
+"""A question asserting this many constraints or more reads a sat model from a plain copy
+of itself (``Question.check_for_values``); below, the quadratic part costs nothing."""
 SEEN_MODELS = 16
 """How many recent models an enumeration keeps to settle deletion steps without a
 solver call (``Question.minimal_core``)."""
@@ -171,12 +174,15 @@ class Answer:
     """For ``unknown``: the limits the check ran into (see ``_unknown``)."""
 
 
-def _check_assuming(solver: Z, members: Iterable[Member], extra: Sequence[Z] = ()) -> Answer:
+def _check_assuming(
+    solver: Z, members: Iterable[Member], extra: Sequence[Z] = (), model: bool = True
+) -> Answer:
     """``solver.check(*lits)`` of ``members`` (plus ``extra`` in a scope of its own).
 
     The assumption array is handed to Z3 directly: z3py would cast every literal
     through its sort first, a dozen foreign calls per member on large questions.  The
-    unsat core is read back as AST pointers, which are the members' keys.
+    unsat core is read back as AST pointers, which are the members' keys.  ``model``:
+    read the model of a sat answer (else its ``model`` is None; see ``check_for_values``).
     """
     ref = solver.ctx.ref()
     lits = [m.lit.ast for m in members]
@@ -190,7 +196,7 @@ def _check_assuming(solver: Z, members: Iterable[Member], extra: Sequence[Z] = (
             ref, solver.solver, len(lits), (z3.Ast * len(lits))(*lits)
         )
         if r == z3.Z3_L_TRUE:
-            return Answer("sat", solver.model())
+            return Answer("sat", solver.model() if model else None)
         if r == z3.Z3_L_FALSE:
             vector = z3.Z3_solver_get_unsat_core(ref, solver.solver)
             z3.Z3_ast_vector_inc_ref(ref, vector)
@@ -320,6 +326,30 @@ class Question:
         if r == z3.unsat:
             return Answer("unsat", set())
         return _unknown(s)
+
+    def check_for_values(self) -> Answer:
+        """``check()`` of every member, for a caller that reads values from a sat model.
+
+        The same answer, but a question asserting ``PLAIN_MODEL_MIN`` constraints or more
+        takes its sat model from a plain solver holding the same constraints without
+        literals: Z3 5.4 builds the model of a solver checked under assumptions in time
+        quadratic in its size when variables are bounded by several members (6.5 s of a
+        100,000-requirement check, against 3 s to solve the plain copy and 0.1 s for its
+        model).  Should the plain solver not say sat, the question's own model is read.
+        """
+        if len(self.members) + len(self.background) < PLAIN_MODEL_MIN:
+            return self.check()
+        ans = _check_assuming(self.solver, self.members, model=False)
+        if ans.verdict == "unsat":
+            self._all_unsat = ans
+        if ans.verdict != "sat":
+            return ans
+        plain = self._fresh()
+        for m in self.members:
+            _assert_direct(plain, m.formula)
+        if plain.check() == z3.sat:
+            return Answer("sat", plain.model())
+        return self.check()
 
     def check_eliminating(self, extra: Sequence[Z]) -> Answer:
         """All members and ``extra`` after quantifier elimination (Z3's ``qe`` tactic).

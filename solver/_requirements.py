@@ -39,7 +39,7 @@ def requirements(ctx: Ctx) -> dict[str, Value] | None:
     q = ctx.question(
         "requirements", obligations, lambda ob: enc.encode(ob.expr).holds, background, variables
     )
-    ans = q.check()
+    ans = q.check_for_values()
     if ans.verdict == "unsat":
 
         def explain(r: CoreResult) -> str:

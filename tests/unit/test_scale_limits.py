@@ -229,3 +229,32 @@ def test_a_long_list_of_undecided_ids_is_cut_and_json_keeps_them(
     assert main(["check", str(spec), "--rlimit", "1000", "--json"]) == 6
     (unknown,) = json.loads(capsys.readouterr().out)["unknowns"]
     assert len(unknown["ids"]) == 63
+
+
+# --------------------------------------------------------------------------- large witnesses
+
+
+@pytest.mark.parametrize("threshold", [1, 10**9])
+def test_a_large_question_reads_its_witness_from_a_plain_copy(
+    monkeypatch: pytest.MonkeyPatch, threshold: int
+) -> None:
+    # From PLAIN_MODEL_MIN constraints on, the model of a consistent set comes from a
+    # copy without assumption literals (Z3 builds the other one in quadratic time); the
+    # answer, and every requirement holding at the witness, do not depend on it.
+    monkeypatch.setattr(_question, "PLAIN_MODEL_MIN", threshold)
+    reads: list[bool] = []
+    original = _question._check_assuming
+
+    def spy(*args: object, **kwargs: object) -> _question.Answer:
+        reads.append(bool(kwargs.get("model", True)))
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_question, "_check_assuming", spy)
+    result = _check(independent(40))
+    assert result.status == "feasible" and result.witness is not None
+    assert all(result.witness.params[f"p{i}"] >= i % 5 for i in range(40))
+    assert reads[0] is (threshold > 80)
+    ring = cycle(5).split("\n", 2)[2]
+    proven = _check(independent(40) + ring)
+    assert proven.status == "infeasible_proven"
+    assert proven.cores[0].ids == ("C0", "C1", "C2", "C3", "C4")
