@@ -9,7 +9,7 @@ noisy) and the goal its docstring states.  This imports them one at a time, in t
 of ``BENCHMARKS``, runs them in this process, prints the table and writes it as JSON.
 Run alone, each benchmark still prints its own report, as before.
 
-**Quick settings** (the default), small enough that the whole run takes about two
+**Quick settings** (the default), small enough that the whole run takes about three
 minutes on a two-core machine (the target is under six on a busy one), each still
 measuring the goal's own figure; a benchmark's own defaults are in brackets:
 
