@@ -9,7 +9,7 @@ noisy) and the goal its docstring states.  This imports them one at a time, in t
 of ``BENCHMARKS``, runs them in this process, prints the table and writes it as JSON.
 Run alone, each benchmark still prints its own report, as before.
 
-**Quick settings** (the default), small enough that the whole run takes about two
+**Quick settings** (the default), small enough that the whole run takes about three
 minutes on a two-core machine (the target is under six on a busy one), each still
 measuring the goal's own figure; a benchmark's own defaults are in brackets:
 
@@ -18,8 +18,8 @@ measuring the goal's own figure; a benchmark's own defaults are in brackets:
   whole processes (check, parse, z3py and SMT-LIB scripts), median of 3 [5];
 - ``feature_models``: 1,000 and 2,500 requirements, one run each [and 6,000];
 - ``parse_scale``: 10,000 requirements, best of 2; declaration lists of an enum of
-  20,000 members and 5,000 params and consts, each also at 2N [50,000, 10,000, 10,000;
-  best of 3];
+  20,000 members and 5,000 params, consts and ensures clauses, each also at 2N [50,000,
+  10,000, 10,000, 25,000; best of 3];
 - ``growth``: parse, type check and check at 10,000 and 50,000 requirements of two
   sheets, each phase in a child process, 10,000 best of 2 [1,000 to 100,000, best of 3;
   about four minutes];

@@ -71,12 +71,21 @@ class Declarations:
         self.functions: dict[str, FunctionDecl] = {}
         self.systems: dict[str, SystemDecl] = {}
         self.operations: dict[str, OperationDecl] = {}
+        self._requirement_names: dict[str, Ty] | None = None
+
+    def requirement_names(self) -> dict[str, Ty]:
+        """What a requirement sees: the params, then the consts (a param shadows a const
+        of the same name, itself an error reported elsewhere).  One dict for every
+        requirement, made once the params and consts are resolved: a requirement's name
+        is found in one lookup, where a view over both took two and a Python call."""
+        if self._requirement_names is None:
+            self._requirement_names = {**self.info.const_types, **self.info.param_types}
+        return self._requirement_names
 
     def error(
         self, message: str, file: str, line: int, column: int, hint: str | None = None
     ) -> None:
         self.state.error(message, file, line, column, hint)
-
 
     def collect(self) -> None:
         seen: dict[str, tuple[str, int, int]] = {}
@@ -282,8 +291,10 @@ class Declarations:
     # ------------------------------------------------------------------ params, signatures
 
     def params(self) -> None:
+        shared: dict[Ty, Ty] = {}
         for d in self.param_decls.values():
-            self.info.param_types[d.name] = self.resolve(d.type, d.file, (d.line, d.column))
+            ty = self.resolve(d.type, d.file, (d.line, d.column))
+            self.info.param_types[d.name] = shared.setdefault(ty, ty)
 
     def parameters(
         self, params: Sequence[Parameter], owner: str

@@ -61,7 +61,7 @@ def check_obligation(d: Declarations, ob: Obligation) -> None:
 def _requirement_ctx(d: Declarations, ob: Obligation) -> Ctx:
     return Ctx(
         file=ob.file,
-        names=ChainMap(d.info.param_types, d.info.const_types),
+        names=d.requirement_names(),
         line=ob.line,
         column=ob.column,
         result_error="`result` is only allowed in ensures clauses (a requirement has no result)",

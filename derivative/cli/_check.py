@@ -80,7 +80,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-cores",
         type=positive_int,
-        default=CheckOptions.max_cores,
+        default=None,
         metavar="N",
         help="--all-cores: at most N minimal cores per independent group of obligations, "
         f"and N corrections (default {CheckOptions.max_cores})",
@@ -88,7 +88,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--enumeration-work",
         type=positive_int,
-        default=CheckOptions.enumeration_work,
+        default=None,
         metavar="N",
         help="--all-cores: Z3 resource units the enumeration of one independent group may "
         f"spend (deterministic; default {CheckOptions.enumeration_work})",
@@ -107,15 +107,27 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         refuse_with(
             flag, given and args.no_warnings, "asks for warnings, which --no-warnings turns off"
         )
+    for flag, value in (
+        ("--max-cores", args.max_cores),
+        ("--enumeration-work", args.enumeration_work),
+    ):
+        refuse_with(
+            flag,
+            value is not None and not args.all_cores,
+            "bounds the enumeration of --all-cores, which is not asked for",
+        )
     loaded = load_specs(args)
+    defaults = CheckOptions()
     options = CheckOptions(
         rlimit=args.rlimit,
         timeout=args.timeout,
         all_cores=bool(args.all_cores),
         redundancy=bool(args.redundancy),
         warnings=not args.no_warnings,
-        max_cores=args.max_cores,
-        enumeration_work=args.enumeration_work,
+        max_cores=defaults.max_cores if args.max_cores is None else args.max_cores,
+        enumeration_work=(
+            defaults.enumeration_work if args.enumeration_work is None else args.enumeration_work
+        ),
     )
     with (
         events_to(args.events),

@@ -167,6 +167,10 @@ def test_the_all_cores_bounds_name_their_flags(
     assert main(["check", str(spec), "--all-cores", "--max-cores", "8", "--json"]) == 3
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["cores"]) == 3 and doc["unknowns"] == []
+    # Without --all-cores the bounds would be ignored: that is bad input, never silence.
+    for flag in ("--max-cores", "--enumeration-work"):
+        assert main(["check", str(spec), flag, "5"]) == 2
+        assert f"{flag} bounds the enumeration of --all-cores" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------- readable text
