@@ -58,10 +58,44 @@ def expr_json(expr: Expr) -> Any:
     return expr.json_data()
 
 
+def content_sha(kind: str, owner: str | None, expr: Expr, exception: str | None) -> str:
+    """The SHA-256 (hex) of an obligation's content, whose start generated ids carry."""
+    payload = {"kind": kind, "owner": owner, "expr": expr_json(expr), "exception": exception}
+    return sha256_json(payload)
+
+
 def content_digest(kind: str, owner: str | None, expr: Expr, exception: str | None) -> str:
     """Six hex digits derived from an obligation's content, for generated identifiers."""
-    payload = {"kind": kind, "owner": owner, "expr": expr_json(expr), "exception": exception}
-    return sha256_json(payload)[:6]
+    return content_sha(kind, owner, expr, exception)[:6]
+
+
+def distinct_prefixes(digests: list[str], shortest: int = 6) -> list[int]:
+    """For each digest, the length of its prefix that no *different* digest shares.
+
+    At least ``shortest`` and even, so that ids stay the familiar six hex digits until two
+    different contents happen to share them (about one pair in 5,000 unnamed clauses of
+    one owner); equal digests (identical content) are not told apart, so they still
+    collide, which the loader reports as such.  Sorted neighbours are the only digests
+    that can share the longest prefix with one, so this is O(n log n).
+    """
+    def common(a: str, b: str) -> int:
+        n = 0
+        for x, y in zip(a, b, strict=False):
+            if x != y:
+                break
+            n += 1
+        return n
+
+    distinct = sorted(set(digests))
+    longest: dict[str, int] = {}
+    for i, d in enumerate(distinct):
+        near = [distinct[j] for j in (i - 1, i + 1) if 0 <= j < len(distinct)]
+        longest[d] = max((common(d, o) for o in near), default=0)
+    need = []
+    for d in digests:
+        length = max(shortest, longest[d] + 1)
+        need.append(min(len(d), length + length % 2))
+    return need
 
 
 def _decl_meaning(d: Decl) -> Any:

@@ -17,8 +17,10 @@ without one gets an identifier derived from its owner, kind and content
 - ``<owner>.<kind>.<6hex>`` otherwise (``is_strong.ensures.3f9a1c``,
   ``TokenStore.reset.requires.…``, ``TokenStore.invariant.…``).
 
-Two obligations that end up with the same identifier are an error naming both
-places (for generated identifiers this means identical content).
+Where two different contents of one stem share the six hex digits, both take as many
+more (an even number) as tells them apart.  Two obligations that end up with the same
+identifier are an error naming both places (for generated identifiers this means
+identical content).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from derivative._ast import Contract, Obligation, SourceFile
-from derivative._canon import content_digest
+from derivative._canon import content_sha, distinct_prefixes
 from derivative._errors import SourcePos, SpecError, UsageError
 from derivative._files import MAX_SPEC_BYTES, FileRefused, read_regular_file
 from derivative._gcpause import collector_paused
@@ -257,23 +259,15 @@ class _SetBuilder:
         )
         ids: dict[str, tuple[Clause, bool]] = {}
         out: list[Obligation] = []
-        for c in clauses:
+        generated_ids = self._generated_ids(clauses, unnamed_raises)
+        for c, generated_id in zip(clauses, generated_ids, strict=True):
             ident = c.label.ident
             if ident is not None:
                 oid = str(ident.value)
                 generated = False
             else:
-                generated = True
-                if c.kind == "raises" and unnamed_raises[(c.owner, c.exception)] == 1:
-                    oid = f"{c.owner}.raises.{c.exception}"
-                else:
-                    digest = content_digest(c.kind, c.owner, c.expr, c.exception)
-                    if c.kind == "raises":
-                        oid = f"{c.owner}.raises.{c.exception}.{digest}"
-                    elif c.owner is None:
-                        oid = f"{c.kind}.{digest}"
-                    else:
-                        oid = f"{c.owner}.{c.kind}.{digest}"
+                assert generated_id is not None
+                oid, generated = generated_id, True
             prev = ids.get(oid)
             if prev is not None:
                 raise self._duplicate_id(oid, prev, (c, generated))
@@ -293,6 +287,36 @@ class _SetBuilder:
                     column=c.column,
                 )
             )
+        return out
+
+    @staticmethod
+    def _generated_ids(clauses: list[Clause], unnamed_raises: Counter[Any]) -> list[str | None]:
+        """The generated identifier of each unnamed clause (None for a named one).
+
+        ``<stem>.<digest>``, where the digest is the first six hex digits of the content's
+        SHA-256, or more where two different contents of one stem share those
+        (``_canon.distinct_prefixes``): the ids of a large set must not collide by chance.
+        """
+        out: list[str | None] = [None] * len(clauses)
+        stems: dict[str, list[tuple[int, str]]] = {}
+        for k, c in enumerate(clauses):
+            if c.label.ident is not None:
+                continue
+            if c.kind == "raises" and unnamed_raises[(c.owner, c.exception)] == 1:
+                out[k] = f"{c.owner}.raises.{c.exception}"
+                continue
+            if c.kind == "raises":
+                stem = f"{c.owner}.raises.{c.exception}"
+            elif c.owner is None:
+                stem = c.kind
+            else:
+                stem = f"{c.owner}.{c.kind}"
+            sha = content_sha(c.kind, c.owner, c.expr, c.exception)
+            stems.setdefault(stem, []).append((k, sha))
+        for stem, members in stems.items():
+            lengths = distinct_prefixes([sha for _, sha in members])
+            for (k, sha), length in zip(members, lengths, strict=True):
+                out[k] = f"{stem}.{sha[:length]}"
         return out
 
     def _where(self, c: Clause) -> SourcePos:

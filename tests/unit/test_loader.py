@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from derivative._canon import content_digest
+from derivative._canon import content_digest, content_sha, distinct_prefixes
 from derivative._errors import SpecError, UsageError
 from derivative.grammar import load, parse_text
 
@@ -196,6 +196,35 @@ def test_identical_unnamed_obligations_are_an_error() -> None:
         )
     e = info.value
     assert "identical content" in e.message and e.line == 4 and e.related[0][1].line == 3
+
+
+def test_different_contents_sharing_six_digits_get_longer_ids() -> None:
+    """``x != 99`` and ``x != 3220`` of one owner share the first six hex digits of their
+    content digests (found by search): both ids grow to the shortest even prefix that tells
+    them apart, a third clause keeps six, and nothing is reported as identical content."""
+    c = parse_text(
+        "spec s version 1\nfunction f(x: int) -> int\n"
+        "    requires: x != 99\n    requires: x != 3220\n    requires: x != 5\n"
+    )
+    ids = [o.id for o in c.obligations]
+    digests = [content_sha("requires", "f", o.expr, None) for o in c.obligations]
+    assert digests[0][:6] == digests[1][:6] and digests[0][:7] != digests[1][:7]
+    assert ids == [f"f.requires.{digests[0][:8]}", f"f.requires.{digests[1][:8]}",
+                   f"f.requires.{digests[2][:6]}"]
+
+
+@pytest.mark.parametrize(
+    ("digests", "lengths"),
+    [
+        (["abcdef01", "123456ab"], [6, 6]),
+        (["abcdef01", "abcdef02"], [8, 8]),
+        (["abcdef01", "abcdef11", "99999999"], [8, 8, 6]),
+        (["abcdef01", "abcdef01"], [6, 6]),  # identical content still collides
+        (["abcdefa1", "abcdefa2", "abcdefb3"], [8, 8, 8]),
+    ],
+)
+def test_distinct_prefixes(digests: list[str], lengths: list[int]) -> None:
+    assert distinct_prefixes(digests) == lengths
 
 
 def test_sources_registered_in_linecache() -> None:
