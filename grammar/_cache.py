@@ -1,18 +1,18 @@
 """Where the compiled grammar is kept between processes, and when it may be trusted.
 
-Compiling ``requirements.lark`` into LALR tables costs 0.1-0.2 s, more than the
-rest of ``derivative parse`` on a small file; a command-line tool that runs in
-pre-commit hooks and editors pays it on every start.  Lark can store its analysis
-(``Lark(cache=PATH)``) and reload it in ~10 ms.  The stored form is a pickle, and
-loading a pickle runs code, so the file is used only when nobody else could have
-written it:
+Compiling ``requirements.lark`` into LALR tables costs 0.1-0.2 s, and importing Lark
+another 25 ms, more than the rest of ``derivative parse`` on a small file; a
+command-line tool that runs in pre-commit hooks and editors would pay it on every
+start.  The tables and callback shapes are kept as JSON (``_tables``), read without
+Lark.  JSON runs no code, but tables written by someone else could change what a spec
+parses to, so the file is used only when nobody else could have written it:
 
 - it lives in a per-user directory (``$DERIVATIVE_CACHE_DIR``, else
   ``$XDG_CACHE_HOME/derivative``, else ``~/.cache/derivative``), created mode 0700;
 - the directory and the file must be owned by the current user and writable by
   no one else, and neither may be a symbolic link;
-- the file name carries the SHA-256 of the grammar text and the Lark and Python
-  versions, so a changed grammar or library never meets an old table;
+- the file name carries the SHA-256 of the grammar text, the tables' layout version
+  and the Python version, so a changed grammar never meets an old table;
 - a new file is written under a unique temporary name and renamed into place, so
   a concurrent process never reads half a file.
 
@@ -64,7 +64,7 @@ def _ready_dir(path: Path) -> bool:
         return False
 
 
-def table_path(grammar: str, lark_version: str) -> tuple[Path, bool] | None:
+def table_path(grammar: str, layout: str) -> tuple[Path, bool] | None:
     """The cache file for ``grammar`` and whether a trusted copy already exists.
 
     None: no usable directory (compile in memory).  ``(path, False)``: compile and
@@ -74,9 +74,9 @@ def table_path(grammar: str, lark_version: str) -> tuple[Path, bool] | None:
     if folder is None or not _ready_dir(folder):
         return None
     key = hashlib.sha256(
-        "\0".join((grammar, lark_version, sys.version)).encode("utf-8")
+        "\0".join((grammar, layout, sys.version)).encode("utf-8")
     ).hexdigest()[:32]
-    path = folder / f"grammar-{key}.lark-cache"
+    path = folder / f"grammar-{key}.tables.json"
     try:
         st = os.lstat(path)
     except FileNotFoundError:

@@ -12,13 +12,10 @@ from __future__ import annotations
 
 import functools
 import gc
+import json
 import os
 import threading
 from typing import Any
-
-import lark
-from lark import Lark
-from lark.parsers.lalr_analysis import Shift
 
 from derivative._ast import ConstDecl, FunctionDecl, ParamDecl, SystemDecl, TypeNode
 from derivative._depth import MAX_DEPTH, too_deep, type_too_deep
@@ -26,7 +23,8 @@ from derivative._errors import DerivativeError, SourcePos, SpecError
 
 from ._cache import store, table_path, temporary_for
 from ._hints import describe_unexpected
-from ._lexer import LexError, SpecLexer, Tok, tokenize
+from ._lexer import LexError, Tok, tokenize
+from ._tables import FORMAT, Tables, TableShapeError, callbacks, from_lark
 from ._transform import ParsedFile, SpecTransformer
 
 _LOCK = threading.RLock()
@@ -87,85 +85,116 @@ class ParseFailure(Exception):
         self.values = values
 
 
-def _compile(text: str, transformer: SpecTransformer) -> Lark:
-    """Lark's LALR analysis of ``text``, from the per-user cache when it can be trusted."""
+def compile_lark(text: str, transformer: SpecTransformer) -> Any:
+    """Lark's LALR analysis of ``text`` (imports Lark; 0.1-0.2 s)."""
+    from lark import Lark
 
-    def build(cache: str | bool) -> Lark:
-        return Lark(
-            text,
-            parser="lalr",
-            lexer=SpecLexer,
-            transformer=transformer,
-            maybe_placeholders=False,
-            propagate_positions=False,
-            start="start",
-            cache=cache,
-        )
+    from ._lark_lexer import SpecLexer
 
-    found = table_path(text, lark.__version__)
-    if found is None:
-        return build(False)
-    path, exists = found
-    if exists:
-        return build(str(path))
-    tmp = temporary_for(path)
-    parser = build(str(tmp))
-    store(tmp, path)
-    return parser
+    return Lark(
+        text,
+        parser="lalr",
+        lexer=SpecLexer,
+        transformer=transformer,
+        maybe_placeholders=False,
+        propagate_positions=False,
+        start="start",
+    )
+
+
+def _tables(text: str, transformer: SpecTransformer) -> tuple[Tables, list[Any]]:
+    """The driver's tables and callbacks: from the per-user cache when it holds them
+    (no Lark at all), else from Lark, stored for the next process when possible."""
+    found = table_path(text, str(FORMAT))
+    if found is not None and found[1]:
+        try:
+            with open(found[0], encoding="utf-8") as fh:
+                tables = Tables.from_json(json.load(fh))
+            return tables, callbacks(tables, transformer)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, TableShapeError):
+            pass  # damaged or foreign: compile again (and replace it, it is ours)
+    compiled = compile_lark(text, transformer)
+    try:
+        tables = from_lark(compiled, transformer)
+    except TableShapeError:
+        return _lark_tables(compiled)
+    if found is not None:
+        tmp = temporary_for(found[0])
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump(tables.to_json(), fh, separators=(",", ":"))
+            store(tmp, found[0])
+        except OSError:
+            pass
+    return tables, callbacks(tables, transformer)
+
+
+def _lark_tables(compiled: Any) -> tuple[Tables, list[Any]]:
+    """Lark's own callbacks, for a grammar whose callbacks ``_tables`` cannot describe."""
+    from lark.parsers.lalr_analysis import Shift
+
+    inner = compiled.parser.parser.parser
+    table = inner.parse_table
+    rule_ids: dict[Any, int] = {}
+    sizes: list[int] = []
+    origins: list[str] = []
+    found: list[Any] = []
+    actions: dict[int, dict[str, int]] = {}
+    for state, acts in table.states.items():
+        encoded: dict[str, int] = {}
+        for lark_sym, (action, arg) in acts.items():
+            if action is Shift:
+                encoded[str(lark_sym)] = arg
+                continue
+            rid = rule_ids.get(arg)
+            if rid is None:
+                rid = rule_ids[arg] = len(sizes)
+                sizes.append(len(arg.expansion))
+                origins.append(str(arg.origin.name))
+                unit = arg.options.expand1 and len(arg.expansion) == 1 and not arg.alias
+                found.append(None if unit else inner.callbacks[arg])
+            encoded[str(lark_sym)] = ~rid
+        actions[state] = encoded
+    tables = Tables(
+        actions, table.start_states["start"], table.end_states["start"], sizes, origins,
+        [None] * len(sizes),
+    )
+    return tables, found
 
 
 class _Front:
-    """The compiled grammar and a lean LALR driver over Lark's tables.
+    """The compiled grammar and a lean LALR driver over its tables.
 
     Lark compiles the grammar into LALR(1) tables and per-rule callbacks (the
-    transformer's methods wrapped with Lark's child filters).  ``run`` drives
-    those tables itself: actions are pre-encoded as integers (a shift's target
+    transformer's methods wrapped with Lark's child filters); ``_tables`` keeps them as
+    plain data in the per-user cache, so later processes do not import Lark.  ``run``
+    drives the tables itself: actions are pre-encoded as integers (a shift's target
     state, or ``~rule`` for a reduction), and the unit reductions of ``?rule``
-    alternatives with one child, the bulk of all reductions in an expression
-    grammar, only move the state without calling anything.  The result is the
-    same as ``self.lark.parse`` (a test checks it) at a fraction of the cost.
+    alternatives with one child, the bulk of all reductions in an expression grammar,
+    only move the state without calling anything.  The result is the same as Lark's own
+    parse (``self.lark.parse``; a test checks it) at a fraction of the cost.
     """
 
     def __init__(self) -> None:
         self.transformer = SpecTransformer()
-        self.lark = _compile(grammar_text(), self.transformer)
-        lexer = self.lark.parser.lexer
-        assert isinstance(lexer, SpecLexer)
-        self.lexer: SpecLexer = lexer
-        inner = self.lark.parser.parser.parser
-        table = inner.parse_table
-        self.lark_states: dict[Any, dict[str, Any]] = table.states
-        self.start_state: int = table.start_states["start"]
-        self.end_state: int = table.end_states["start"]
-        rule_ids: dict[Any, int] = {}
-        self.rule_size: list[int] = []
-        self.rule_origin: list[str] = []
-        self.rule_callback: list[Any] = []
-        self.actions: dict[int, dict[str, int]] = {}
-        for state, acts in table.states.items():
-            encoded: dict[str, int] = {}
-            for lark_sym, (action, arg) in acts.items():
-                # Lark's symbol names are lark.Token objects whose Python-level __eq__
-                # would run on every dict hit; plain str keys keep look-ups in C.
-                sym = str(lark_sym)
-                if action is Shift:
-                    encoded[sym] = arg
-                    continue
-                rid = rule_ids.get(arg)
-                if rid is None:
-                    rid = rule_ids[arg] = len(self.rule_size)
-                    self.rule_size.append(len(arg.expansion))
-                    self.rule_origin.append(str(arg.origin.name))
-                    unit = arg.options.expand1 and len(arg.expansion) == 1 and not arg.alias
-                    self.rule_callback.append(None if unit else inner.callbacks[arg])
-                encoded[sym] = ~rid
-            self.actions[state] = encoded
+        tables, found = _tables(grammar_text(), self.transformer)
+        self.start_state: int = tables.start_state
+        self.end_state: int = tables.end_state
+        self.rule_size: list[int] = tables.rule_size
+        self.rule_origin: list[str] = tables.rule_origin
+        self.rule_callback: list[Any] = found
+        self.actions: dict[int, dict[str, int]] = tables.actions
         self.expected: dict[int, frozenset[str]] = {
             s: frozenset(k for k in acts if k.isupper() or (k.startswith("_") and k[1:].isupper()))
             for s, acts in self.actions.items()
         }
         #: memo of unit-reduction runs: (state below, top state, lookahead) -> new top
         self.chains: dict[tuple[int, int, str], int] = {}
+
+    @functools.cached_property
+    def lark(self) -> Any:
+        """Lark's own parser over the same transformer (for tests that compare)."""
+        return compile_lark(grammar_text(), self.transformer)
 
     def _unit_chain(self, below: int, rule: int, lookahead: str) -> int:
         """The top state after consecutive unit reductions starting with ``rule``."""

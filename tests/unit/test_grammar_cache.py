@@ -1,20 +1,24 @@
 """The per-user grammar cache: used only when it is private, and it changes no parse.
 
-Loading a cached table unpickles it, so the tests below are about the boundary:
-a file or directory someone else could have written is neither read nor replaced.
+A cached table decides what every spec parses to, so the tests below are about the
+boundary (a file or directory someone else could have written is neither read nor
+replaced), about equality with Lark's own parse, and about not importing Lark at all
+once the table is there.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
-import lark
 import pytest
 
 from derivative.grammar import grammar_text
 from derivative.grammar._cache import cache_dir, table_path
 from derivative.grammar._parser import _Front
+from derivative.grammar._tables import FORMAT
 
 SAMPLE = """spec s version 1
 param x: int
@@ -51,9 +55,9 @@ def test_first_run_stores_a_private_table_and_the_second_loads_it(cache: Path) -
     fresh = _Front()
     assert (os.stat(cache).st_mode & 0o777) == 0o700
     [name] = _files(cache)
-    assert name.startswith("grammar-") and name.endswith(".lark-cache")
+    assert name.startswith("grammar-") and name.endswith(".tables.json")
     assert (os.stat(cache / name).st_mode & 0o777) == 0o600
-    found = table_path(grammar_text(), lark.__version__)
+    found = table_path(grammar_text(), str(FORMAT))
     assert found == (cache / name, True)
     loaded = _Front()
     # State numbers may differ between a compiled and a reloaded table; the parses may not.
@@ -76,7 +80,7 @@ def test_a_table_others_can_write_is_never_read(cache: Path) -> None:
     target = cache / name
     target.write_bytes(b"not a pickle\n")  # would fail loudly if it were read
     os.chmod(target, 0o666)
-    assert table_path(grammar_text(), lark.__version__) is None
+    assert table_path(grammar_text(), str(FORMAT)) is None
     assert _parse(_Front()) is not None
     assert target.read_bytes() == b"not a pickle\n"  # and never replaced
 
@@ -89,7 +93,7 @@ def test_a_link_in_place_of_the_table_is_never_followed(cache: Path, tmp_path: P
     elsewhere.write_bytes(b"x")
     os.chmod(elsewhere, 0o600)
     (cache / name).symlink_to(elsewhere)
-    assert table_path(grammar_text(), lark.__version__) is None
+    assert table_path(grammar_text(), str(FORMAT)) is None
     assert _parse(_Front()) is not None
     assert elsewhere.read_bytes() == b"x"
 
@@ -97,7 +101,7 @@ def test_a_link_in_place_of_the_table_is_never_followed(cache: Path, tmp_path: P
 def test_a_shared_directory_is_not_used(cache: Path) -> None:
     cache.mkdir(parents=True)
     os.chmod(cache, 0o777)
-    assert table_path(grammar_text(), lark.__version__) is None
+    assert table_path(grammar_text(), str(FORMAT)) is None
     assert _parse(_Front()) is not None
     assert _files(cache) == []
 
@@ -115,13 +119,39 @@ def test_no_usable_directory_compiles_in_memory(
     blocker = tmp_path / "file"
     blocker.write_text("")
     monkeypatch.setenv("DERIVATIVE_CACHE_DIR", str(blocker / "sub"))
-    assert table_path(grammar_text(), lark.__version__) is None
+    assert table_path(grammar_text(), str(FORMAT)) is None
     assert _parse(_Front()) is not None
 
 
 def test_the_key_follows_the_grammar(cache: Path) -> None:
-    a = table_path(grammar_text(), lark.__version__)
-    b = table_path(grammar_text() + "\n", lark.__version__)
-    c = table_path(grammar_text(), lark.__version__ + "x")
+    a = table_path(grammar_text(), str(FORMAT))
+    b = table_path(grammar_text() + "\n", str(FORMAT))
+    c = table_path(grammar_text(), str(FORMAT + 1))
     assert a is not None and b is not None and c is not None
     assert len({a[0], b[0], c[0]}) == 3
+
+
+def test_a_process_with_the_table_never_imports_lark(cache: Path) -> None:
+    _Front()  # writes the table
+    code = (
+        "import sys\n"
+        "from derivative.grammar._parser import front\n"
+        "front().run(open(sys.argv[1]).read())\n"
+        "print('lark' in sys.modules)\n"
+    )
+    spec = Path(__file__).parents[2] / "examples" / "password_policy.req"
+    env = {**os.environ, "DERIVATIVE_CACHE_DIR": str(cache)}
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(spec)], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "False"
+
+
+def test_the_driver_over_the_table_parses_as_lark_does(cache: Path) -> None:
+    _Front()
+    loaded = _Front()  # from the table: callbacks rebuilt without Lark
+    for text in [SAMPLE, *EXAMPLES]:
+        loaded.transformer.file = "<string>"
+        ours = loaded.run(text)
+        theirs = loaded.lark.parse(text)
+        assert repr(ours) == repr(theirs)
