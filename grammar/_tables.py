@@ -101,7 +101,12 @@ def _build(spec: Spec, transformer: Any) -> Callable[[list[Any]], Any]:
             kept: list[Any] = []
             for i, splice in include:
                 if splice:
-                    kept.extend(children[i].children)
+                    if kept:
+                        kept.extend(children[i].children)
+                    else:
+                        # A left-recursive helper rule (``x*``) comes first: take over its
+                        # list instead of copying it, or a list of n items costs n^2.
+                        kept = children[i].children
                 else:
                     kept.append(children[i])
             return node(kept)
