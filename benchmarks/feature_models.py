@@ -261,11 +261,6 @@ def _best(repeat: int, fn: Any) -> tuple[float, Any]:
     return best, kept
 
 
-def _derivative_cmd() -> list[str]:
-    exe = os.path.join(os.path.dirname(sys.executable), "derivative")
-    return [exe] if os.path.exists(exe) else [sys.executable, "-m", "derivative"]
-
-
 def measure(n: int, repeat: int, tmp: str, extra: list[str]) -> Measured:
     """Both sides at ``n`` requirements, whole process and in process."""
     from derivative import cli
@@ -279,7 +274,7 @@ def measure(n: int, repeat: int, tmp: str, extra: list[str]) -> Measured:
         json.dump(_data(m), fh)
 
     def ours_process() -> None:
-        r = subprocess.run([*_derivative_cmd(), "check", spec, *extra], capture_output=True,
+        r = subprocess.run([*_whole.tool(), "check", spec, *extra], capture_output=True,
                            env=_whole.child_env())
         if r.returncode != 0:
             raise SystemExit(f"derivative check exited {r.returncode}: {r.stdout[-2000:]!r}")

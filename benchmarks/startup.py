@@ -25,7 +25,6 @@ Goals (issue 15, item 2), ratio against the import of z3 in the same loop:
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -35,26 +34,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import _whole  # noqa: E402
 from benchmarks._rows import TableRow, table_row  # noqa: E402
 
 EXAMPLE = "examples/password_policy.req"
 GOALS = {"--version": 0.5, "parse": 1.5, "check": 3.0}
 
 
-def _tool() -> list[str]:
-    script = Path(sys.executable).with_name("derivative")
-    try:
-        first = script.read_bytes()[:200].split(b"\n", 1)[0]
-    except OSError:
-        first = b""
-    if first.startswith(b"#!") and b"python" in first:
-        return [str(script)]
-    return [sys.executable, "-m", "derivative"]
-
-
 def commands() -> dict[str, list[str]]:
     """Name -> argv, baselines first."""
-    tool = _tool()
+    tool = _whole.tool()
     return {
         "python -c pass": [sys.executable, "-c", "pass"],
         'python -c "import z3"': [sys.executable, "-c", "import z3"],
@@ -63,12 +52,6 @@ def commands() -> dict[str, list[str]]:
         "parse": [*tool, "parse", EXAMPLE],
         "check": [*tool, "check", EXAMPLE],
     }
-
-
-def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
 
 
 def _once(argv: list[str], env: dict[str, str]) -> float:
@@ -82,7 +65,7 @@ def _once(argv: list[str], env: dict[str, str]) -> float:
 
 def measure(runs: int) -> dict[str, float]:
     """Median seconds per command, the commands interleaved ``runs`` times."""
-    env = _env()
+    env = _whole.child_env()
     argvs = commands()
     for argv in argvs.values():
         _once(argv, env)  # warm: bytecode, grammar cache, page cache

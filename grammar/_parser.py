@@ -24,7 +24,7 @@ from derivative._errors import DerivativeError, SourcePos, SpecError
 from ._cache import store, table_path, temporary_for
 from ._hints import describe_unexpected
 from ._lexer import LexError, Tok, tokenize
-from ._tables import FORMAT, Tables, TableShapeError, callbacks, from_lark
+from ._tables import FORMAT, Tables, TableShapeError, callbacks, from_lark, walk
 from ._transform import ParsedFile, SpecTransformer
 
 _LOCK = threading.RLock()
@@ -131,35 +131,7 @@ def _tables(text: str, transformer: SpecTransformer) -> tuple[Tables, list[Any]]
 
 def _lark_tables(compiled: Any) -> tuple[Tables, list[Any]]:
     """Lark's own callbacks, for a grammar whose callbacks ``_tables`` cannot describe."""
-    from lark.parsers.lalr_analysis import Shift
-
-    inner = compiled.parser.parser.parser
-    table = inner.parse_table
-    rule_ids: dict[Any, int] = {}
-    sizes: list[int] = []
-    origins: list[str] = []
-    found: list[Any] = []
-    actions: dict[int, dict[str, int]] = {}
-    for state, acts in table.states.items():
-        encoded: dict[str, int] = {}
-        for lark_sym, (action, arg) in acts.items():
-            if action is Shift:
-                encoded[str(lark_sym)] = arg
-                continue
-            rid = rule_ids.get(arg)
-            if rid is None:
-                rid = rule_ids[arg] = len(sizes)
-                sizes.append(len(arg.expansion))
-                origins.append(str(arg.origin.name))
-                unit = arg.options.expand1 and len(arg.expansion) == 1 and not arg.alias
-                found.append(None if unit else inner.callbacks[arg])
-            encoded[str(lark_sym)] = ~rid
-        actions[state] = encoded
-    tables = Tables(
-        actions, table.start_states["start"], table.end_states["start"], sizes, origins,
-        [None] * len(sizes),
-    )
-    return tables, found
+    return walk(compiled, lambda cb, _rule: cb)
 
 
 class _Front:

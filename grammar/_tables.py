@@ -117,6 +117,14 @@ def _build(spec: Spec, transformer: Any) -> Callable[[list[Any]], Any]:
 
 def from_lark(parser: Any, transformer: Any) -> Tables:
     """The tables and callback shapes of a compiled ``lark.Lark`` (LALR) instance."""
+    tables, _ = walk(parser, lambda cb, rule: _spec_of(cb, rule, transformer))
+    return tables
+
+
+def walk(parser: Any, describe: Callable[[Any, Any], Any]) -> tuple[Tables, list[Any]]:
+    """Lark's tables encoded for the driver, and ``describe(callback, rule)`` of each rule
+    that is not a unit reduction (None for those): the shapes for the cache, or Lark's
+    own callbacks when a shape cannot be described."""
     from lark.parsers.lalr_analysis import Shift
 
     inner = parser.parser.parser.parser
@@ -124,7 +132,7 @@ def from_lark(parser: Any, transformer: Any) -> Tables:
     rule_ids: dict[Any, int] = {}
     sizes: list[int] = []
     origins: list[str] = []
-    specs: list[Spec | None] = []
+    described: list[Any] = []
     actions: dict[int, dict[str, int]] = {}
     for state, acts in table.states.items():
         encoded: dict[str, int] = {}
@@ -139,17 +147,18 @@ def from_lark(parser: Any, transformer: Any) -> Tables:
                 sizes.append(len(arg.expansion))
                 origins.append(str(arg.origin.name))
                 unit = arg.options.expand1 and len(arg.expansion) == 1 and not arg.alias
-                specs.append(None if unit else _spec_of(inner.callbacks[arg], arg, transformer))
+                described.append(None if unit else describe(inner.callbacks[arg], arg))
             encoded[sym] = ~rid
         actions[int(state)] = encoded
-    return Tables(
+    tables = Tables(
         actions,
         int(table.start_states["start"]),
         int(table.end_states["start"]),
         sizes,
         origins,
-        specs,
+        [d if isinstance(d, list) else None for d in described],
     )
+    return tables, described
 
 
 def _spec_of(cb: Any, rule: Any, transformer: Any) -> Spec:
