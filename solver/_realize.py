@@ -129,9 +129,10 @@ def _built(
     # Bounded lists of arithmetic values: cases on their lengths are complete and
     # cheap, so they go first (``realize_unrolled``; None: not applicable).
     unrolled = realize_unrolled(ctx, cl, sc, pre, no_raise)
-    if unrolled == "realizable":
-        return True, _by(witness(ctx, cl, sc, enc, pre), "unrolled lengths")
-    if unrolled == "unrealizable":
+    if unrolled is not None and unrolled.settled == "realizable":
+        cw = witness(ctx, cl, sc, enc, pre, unrolled.example)
+        return True, _by(cw, "unrolled lengths")
+    if unrolled is not None:
         return True, None
     # Result terms built from the inputs, refined at inputs where they all fail:
     # quantifier-free questions, cheap enough to try before Z3's quantified attempt
