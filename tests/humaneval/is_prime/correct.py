@@ -1,0 +1,10 @@
+"""Correct implementation of is_prime/spec.req."""
+def is_prime(n):
+    if n < 2:
+        return False
+    d = 2
+    while d * d <= n:
+        if n % d == 0:
+            return False
+        d += 1
+    return True

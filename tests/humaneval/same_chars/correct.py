@@ -1,0 +1,3 @@
+"""Correct implementation of same_chars/spec.req."""
+def same_chars(a, b):
+    return set(a) == set(b)

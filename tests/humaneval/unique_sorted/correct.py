@@ -1,0 +1,3 @@
+"""Correct implementation of unique_sorted/spec.req."""
+def unique(xs):
+    return sorted(set(xs))
