@@ -52,6 +52,9 @@ class Ctx:
     warnings: list[Finding] = field(default_factory=list)
     unknowns: list[Unknown] = field(default_factory=list)
     synthetic: list[Obligation] = field(default_factory=list)
+    realizing: Realizing | None = None
+    """``--all-cores``: the realizability question of the owner being decided, for the
+    enumeration across inputs (``_realize_all``); set by ``_realize`` in that mode only."""
 
     def encoder(
         self,
@@ -169,6 +172,18 @@ class CallScope:
         if with_result and self.result is not None:
             out.append(intrinsic_domain(self.result.value, self.result.ty))
         return out
+
+
+@dataclass(frozen=True)
+class Realizing:
+    """What ``_realize`` built for an owner's realizability question: its variables,
+    encoder, the no-raise condition and the requires, for asking it again of subsets."""
+
+    owner: str
+    sc: CallScope
+    enc: Encoder
+    no_raise: Z
+    valid: list[Z]
 
 
 def call_scope(owner: Owner) -> CallScope:
