@@ -133,11 +133,12 @@ def clauses_of(ctx: Ctx, owner: Owner, record: bool = True) -> Clauses:
     syn_requires, syn_ensures = owner_obligations(owner, {n: v for n, (v, _) in ctx.consts.items()})
     if record:
         ctx.synthetic.extend(syn_requires + syn_ensures)
-    obs = ctx.contract.obligations_of(owner.name)
+    out = ctx.options.without
+    obs = [o for o in ctx.contract.obligations_of(owner.name) if o.id not in out]
     return Clauses(
         owner,
-        syn_requires + [o for o in obs if o.kind == "requires"],
-        [o for o in obs if o.kind == "ensures"] + syn_ensures,
+        [o for o in syn_requires if o.id not in out] + [o for o in obs if o.kind == "requires"],
+        [o for o in obs if o.kind == "ensures"] + [o for o in syn_ensures if o.id not in out],
         [o for o in obs if o.kind == "raises"],
         [o for o in obs if o.kind == "example"],
     )
