@@ -55,6 +55,8 @@ class _At:
     input: dict[str, Value]
     q: Question
     enc: Encoder
+    method: Method | None
+    """How the input was found (the method of the conflicts shown there)."""
 
     def members(self, obs: Sequence[Obligation]) -> list[Member]:
         wanted = {id(o) for o in obs}
@@ -94,6 +96,12 @@ class _Enumeration:
         self.name = f"{cl.owner.name} realizability"
         self.unsure: list[tuple[str, tuple[Limit, ...]]] = []
         """Why a core may not be minimal or an input was rejected (reason, limits)."""
+        self.conflicts: list[tuple[frozenset[int], Decision]] = []
+        """Subsets decided conflicts, with the decision that shows each (and its input)."""
+        self.realizable: list[frozenset[int]] = []
+        """Subsets decided realizable."""
+        self.inputs: dict[str, _At | None] = {}
+        """The questions at the inputs met so far, by their text."""
 
     # ------------------------------------------------------------------ the search
 
@@ -134,7 +142,7 @@ class _Enumeration:
                 break
             model = mapper.model()
             seed = [i for i, mk in enumerate(marks) if not z3.is_false(model.eval(mk))]
-            d = pending if pending is not None else self.oracle.decide([obs[i] for i in seed])
+            d = pending if pending is not None else self._decide(seed)
             pending = None
             if d.verdict == "conflict":
                 got = self._shrink(seed, d)
@@ -158,6 +166,30 @@ class _Enumeration:
                 break
         self._record(found, mcses, complete, stop)
 
+    def _decide(self, ids: Sequence[int]) -> Decision:
+        """``Oracle.decide`` of the ensures ``ids``, without asking it when the answer is
+        already known: a superset of a conflict conflicts at the same input, a subset of
+        a realizable set is realizable, and a set unsatisfiable at an input met before
+        conflicts there (a quantifier-free check; that input is valid and normal)."""
+        chosen = frozenset(ids)
+        for known, d in self.conflicts:
+            if known <= chosen:
+                return d
+        if any(chosen <= known for known in self.realizable):
+            return Decision("realizable")
+        subset = [self.obs[i] for i in ids]
+        for at in self.inputs.values():
+            if at is not None and at.q.check(at.members(subset)).verdict == "unsat":
+                d = Decision("conflict", at.input, at.method)
+                self.conflicts.append((chosen, d))
+                return d
+        d = self.oracle.decide(subset)
+        if d.verdict == "conflict":
+            self.conflicts.append((chosen, d))
+        elif d.verdict == "realizable":
+            self.realizable.append(chosen)
+        return d
+
     def _indices(self, members: Sequence[Member]) -> list[int]:
         pos = {id(o): i for i, o in enumerate(self.obs)}
         return sorted(pos[id(m.ob)] for m in members)
@@ -166,7 +198,7 @@ class _Enumeration:
         """A minimal conflict inside ``seed`` (which conflicts at ``d.input``); None when
         not even the core at that input could be confirmed."""
         assert d.input is not None
-        at = self._at(d.input)
+        at = self._at(d.input, d.method)
         if at is None:
             return None
         core = at.q.minimal_core(at.members([self.obs[i] for i in seed]))
@@ -182,10 +214,10 @@ class _Enumeration:
                 break
             i = todo[0]
             rest = [self.obs[k] for k in ids if k != i]
-            e = self.oracle.decide(rest)
+            e = self._decide([k for k in ids if k != i])
             if e.verdict == "conflict":
                 assert e.input is not None
-                there = self._at(e.input)
+                there = self._at(e.input, e.method)
                 smaller = None if there is None else there.q.minimal_core(there.members(rest))
                 if there is not None and smaller is not None:
                     at, core, method, minimal = there, smaller, e.method, smaller.minimal
@@ -204,7 +236,7 @@ class _Enumeration:
         for i in range(len(self.obs)):
             if i in kept:
                 continue
-            d = self.oracle.decide([self.obs[k] for k in sorted(kept | {i})])
+            d = self._decide(sorted(kept | {i}))
             if d.verdict == "unknown":
                 self.unsure.append((d.reason, d.limits))
                 return None
@@ -214,9 +246,15 @@ class _Enumeration:
 
     # ------------------------------------------------------------------ one input
 
-    def _at(self, values: dict[str, Value]) -> _At | None:
+    def _at(self, values: dict[str, Value], method: Method | None) -> _At | None:
         """The ensures at the input ``values``, once the evaluator accepts it as a valid,
-        normal call (None, noted, when it does not)."""
+        normal call (None, noted, when it does not); built once per input."""
+        key = values_text(values)
+        if key not in self.inputs:
+            self.inputs[key] = self._build_at(values, method)
+        return self.inputs[key]
+
+    def _build_at(self, values: dict[str, Value], method: Method | None) -> _At | None:
         cl, ev = self.cl, self.ctx.evaluator
         if any(ev.holds(o.expr, values) is not True for o in cl.requires) or any(
             ev.holds(o.expr, values) is True for o in cl.raises
@@ -248,7 +286,7 @@ class _Enumeration:
                 [*scope.background(), *facts],
                 variables,
             )
-        return _At(values, q, enc)
+        return _At(values, q, enc, method)
 
     # ------------------------------------------------------------------ the report
 
