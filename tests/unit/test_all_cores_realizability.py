@@ -160,3 +160,14 @@ def test_a_correction_that_does_not_restore_realizability_is_never_listed() -> N
         relaxed = api.check(loaded, CheckOptions(without=ids))
         assert relaxed.status == "feasible", (ids, relaxed.reason)
     assert api.check(loaded, CheckOptions(without=frozenset({"C"}))).status != "feasible"
+
+
+def test_enumeration_work_truncates_and_says_so() -> None:
+    """The work bound counts the oracle's questions: a tiny one stops after the first
+    core, and the note names ``--enumeration-work``."""
+    groups = [_group(k, "pair") for k in (1, 4, 8)]
+    clauses = tuple(c for more, _ in groups for c in more)
+    result = _check(Planted(clauses, frozenset()).spec(), all_cores=True, enumeration_work=1)
+    assert 1 <= len(result.cores) < 3
+    notes = [u for u in result.unknowns if u.question == "f realizability (all cores)"]
+    assert notes and notes[0].limits[0].flag == "--enumeration-work"
