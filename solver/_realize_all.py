@@ -75,13 +75,13 @@ def all_unrealizable(
     ctx: Ctx, cl: Clauses, first: dict[str, Value], method: Method, explain: Explain
 ) -> bool:
     """Every minimal conflict of ``cl.ensures`` and the verified corrections; False when
-    the question's set-up is missing (the caller then records the core at ``first``)."""
+    none was recorded (the question's set-up is missing, or not even the core at
+    ``first`` could be confirmed): the caller then records the core at ``first``."""
     rz = ctx.realizing
     if rz is None or rz.owner != cl.owner.name:
         return False
     run = _Enumeration(ctx, cl, Oracle(ctx, cl, rz), explain)
-    run.search(first, method)
-    return True
+    return run.search(first, method) > 0
 
 
 class _Enumeration:
@@ -105,7 +105,8 @@ class _Enumeration:
 
     # ------------------------------------------------------------------ the search
 
-    def search(self, first: dict[str, Value], method: Method) -> None:
+    def search(self, first: dict[str, Value], method: Method) -> int:
+        """Run MARCO from the conflict at ``first``; how many cores were recorded."""
         ctx, obs = self.ctx, self.obs
         opts = ctx.options
         env = current()
@@ -164,7 +165,7 @@ class _Enumeration:
             else:
                 self.unsure.append((d.reason, d.limits))
                 break
-        self._record(found, mcses, complete, stop)
+        return self._record(found, mcses, complete, stop)
 
     def _decide(self, ids: Sequence[int]) -> Decision:
         """``Oracle.decide`` of the ensures ``ids``, without asking it when the answer is
@@ -205,8 +206,10 @@ class _Enumeration:
         if core is None:
             self.unsure.append((f"{at.q.name}: the conflict could not be re-derived", ()))
             return None
-        method, minimal = d.method, core.minimal
+        method = d.method
         necessary: set[int] = set()
+        doubtful: set[int] = set()
+        """Members kept because their removal was not decided: the core may not be minimal."""
         while True:
             ids = self._indices(core.members)
             todo = [i for i in ids if i not in necessary]
@@ -220,13 +223,14 @@ class _Enumeration:
                 there = self._at(e.input, e.method)
                 smaller = None if there is None else there.q.minimal_core(there.members(rest))
                 if there is not None and smaller is not None:
-                    at, core, method, minimal = there, smaller, e.method, smaller.minimal
+                    at, core, method = there, smaller, e.method
                     continue
-                minimal = False  # a smaller conflict exists but was not confirmed
+                doubtful.add(i)  # a smaller conflict exists but was not confirmed
             elif e.verdict == "unknown":
                 self.unsure.append((e.reason, e.limits))
-                minimal = False
+                doubtful.add(i)
             necessary.add(i)
+        minimal = core.minimal and not doubtful & set(self._indices(core.members))
         return _Found(core, at, method, minimal)
 
     def _grow(self, seed: list[int]) -> set[int] | None:
@@ -292,45 +296,44 @@ class _Enumeration:
 
     def _record(
         self, found: list[_Found], mcses: list[list[int]], complete: bool, stop: Limit | None
-    ) -> None:
-        ctx, owner = self.ctx, self.cl.owner
+    ) -> int:
+        """The cores (in spec order), the notes on what is not certain, and the verified
+        corrections; how many cores were listed."""
+        ctx = self.ctx
         found.sort(key=lambda f: self._indices(f.core.members))
-        proven = True
-        for f in found:
-            if not self._from_free(f):
-                proven = False
-                continue
+        listed = [f for f in found if self._from_free(f)]
+        for f in listed:
             ctx.cores.append(self._core(f))
+        limits: tuple[Limit, ...]
         if not complete:
-            reason = stopped(stop) if stop is not None or not self.unsure else (
-                "the enumeration of cores stopped: " + self.unsure[-1][0]
-            )
-            limits = (stop,) if stop is not None else (self.unsure[-1][1] if self.unsure else ())
+            if stop is not None:
+                reason, limits = stopped(stop), (stop,)
+            elif self.unsure:
+                reason = "the enumeration of cores stopped: " + self.unsure[-1][0]
+                limits = self.unsure[-1][1]
+            else:
+                reason, limits = stopped(None), ()
             ctx.unknown(
                 f"{self.name} (all cores)",
                 self.obs,
                 reason + "; the cores and corrections listed are real but there may be more",
                 limits=limits,
             )
-        for f in found:
+        for f in listed:
             if not f.minimal:
-                why, limits = self.unsure[0] if self.unsure else ("undecided", ())
+                why, bounds = self.unsure[0] if self.unsure else ("undecided", ())
                 ctx.unknown(
                     f"{self.name} (minimality)",
                     [m.ob for m in f.core.members],
                     "a smaller conflict inside this one could not be ruled out: " + why,
-                    limits=limits,
+                    limits=bounds,
                 )
-        if not proven:
-            return  # a listed core's conflict is not proven: no correction is claimed
-        order = {id(o): i for i, o in enumerate(self.obs)}
-        corrections(
-            ctx,
-            order,
-            owner.name,
-            [[[self.obs[i] for i in mcs] for mcs in sorted(mcses)]],
-            self._verify,
-        )
+        if listed and len(listed) == len(found):
+            # (a conflict left unlisted is not proven: then no correction is claimed)
+            order = {id(o): i for i, o in enumerate(self.obs)}
+            mcs_obs = [[self.obs[i] for i in mcs] for mcs in sorted(mcses)]
+            corrections(ctx, order, self.cl.owner.name, [mcs_obs], self._verify)
+        return len(listed)
 
     def _verify(self, dropped: Sequence[Obligation]) -> tuple[bool, str, tuple[Limit, ...]]:
         """Realizability of every ensures but ``dropped``, decided again."""
