@@ -68,7 +68,10 @@ class _Found:
     core: CoreResult
     at: _At
     method: Method | None
-    minimal: bool
+    settled: bool
+    """Every member's removal was decided realizable (minimal across inputs); when not,
+    the core is still minimal at its input (``core.minimal``, what a certificate shows)
+    and an ``unknown`` says a smaller conflict elsewhere was not ruled out."""
 
 
 def all_unrealizable(
@@ -230,8 +233,8 @@ class _Enumeration:
                 self.unsure.append((e.reason, e.limits))
                 doubtful.add(i)
             necessary.add(i)
-        minimal = core.minimal and not doubtful & set(self._indices(core.members))
-        return _Found(core, at, method, minimal)
+        settled = not doubtful & set(self._indices(core.members))
+        return _Found(core, at, method, settled)
 
     def _grow(self, seed: list[int]) -> set[int] | None:
         """A maximal realizable subset containing ``seed`` (realizable), None if a
@@ -320,12 +323,13 @@ class _Enumeration:
                 limits=limits,
             )
         for f in listed:
-            if not f.minimal:
+            if not f.settled:
                 why, bounds = self.unsure[0] if self.unsure else ("undecided", ())
                 ctx.unknown(
                     f"{self.name} (minimality)",
                     [m.ob for m in f.core.members],
-                    "a smaller conflict inside this one could not be ruled out: " + why,
+                    "minimal at its input, but a smaller conflict inside it at another input "
+                    "could not be ruled out: " + why,
                     limits=bounds,
                 )
         if listed and len(listed) == len(found):
@@ -385,7 +389,7 @@ class _Enumeration:
             explanation=self.explain(r, at.q, at.enc, at.input),
             witness_input=at.input,
             minimality=tuple(minimality),
-            minimal=f.minimal and len(minimality) == len(r.members),
+            minimal=r.minimal and len(minimality) == len(r.members),
             rechecked=r.rechecked,
             method=f.method,
         )
