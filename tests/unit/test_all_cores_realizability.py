@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,6 +19,8 @@ from hypothesis import strategies as st
 from derivative import api
 from derivative._eval import Evaluator
 from derivative.solver import CheckOptions, CheckResult
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "check"
 
 
 @dataclass(frozen=True)
@@ -171,3 +174,23 @@ def test_enumeration_work_truncates_and_says_so() -> None:
     assert 1 <= len(result.cores) < 3
     notes = [u for u in result.unknowns if u.question == "f realizability (all cores)"]
     assert notes and notes[0].limits[0].flag == "--enumeration-work"
+
+
+def test_an_undecided_subset_stops_the_enumeration_and_says_so() -> None:
+    """``strfn_make_id``: strings, found by result terms; the oracle cannot decide every
+    subset.  What is listed stays real (the core, minimal at its input and certified as
+    without ``--all-cores``; corrections that were re-decided), and the report says the
+    enumeration stopped and that a smaller conflict elsewhere was not ruled out."""
+    spec = GOLDEN / "strfn_make_id" / "spec.req"
+    loaded = api.load(spec)
+    result = api.check(loaded, CheckOptions(all_cores=True))
+    assert [c.ids for c in result.cores] == [("E1", "E2", "E3")]
+    assert result.cores[0].minimal
+    questions = {u.question: u.reason for u in result.unknowns}
+    assert "there may be more" in questions["make_id realizability (all cores)"]
+    assert "make_id realizability (minimality)" in questions
+    assert result.corrections
+    for correction in result.corrections:
+        relaxed = api.check(loaded, CheckOptions(without=frozenset(correction.ids)))
+        assert not [c for c in relaxed.cores if c.subject == "make_id"], correction.ids
+    assert api.certify(loaded, result).certificate is not None
