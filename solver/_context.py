@@ -52,6 +52,9 @@ class Ctx:
     warnings: list[Finding] = field(default_factory=list)
     unknowns: list[Unknown] = field(default_factory=list)
     synthetic: list[Obligation] = field(default_factory=list)
+    realizing: Realizing | None = None
+    """``--all-cores``: the realizability question of the owner being decided, for the
+    enumeration across inputs (``_realize_all``); set by ``_realize`` in that mode only."""
 
     def encoder(
         self,
@@ -130,11 +133,12 @@ def clauses_of(ctx: Ctx, owner: Owner, record: bool = True) -> Clauses:
     syn_requires, syn_ensures = owner_obligations(owner, {n: v for n, (v, _) in ctx.consts.items()})
     if record:
         ctx.synthetic.extend(syn_requires + syn_ensures)
-    obs = ctx.contract.obligations_of(owner.name)
+    out = ctx.options.without
+    obs = [o for o in ctx.contract.obligations_of(owner.name) if o.id not in out]
     return Clauses(
         owner,
-        syn_requires + [o for o in obs if o.kind == "requires"],
-        [o for o in obs if o.kind == "ensures"] + syn_ensures,
+        [o for o in syn_requires if o.id not in out] + [o for o in obs if o.kind == "requires"],
+        [o for o in obs if o.kind == "ensures"] + [o for o in syn_ensures if o.id not in out],
         [o for o in obs if o.kind == "raises"],
         [o for o in obs if o.kind == "example"],
     )
@@ -169,6 +173,18 @@ class CallScope:
         if with_result and self.result is not None:
             out.append(intrinsic_domain(self.result.value, self.result.ty))
         return out
+
+
+@dataclass(frozen=True)
+class Realizing:
+    """What ``_realize`` built for an owner's realizability question: its variables,
+    encoder, the no-raise condition and the requires, for asking it again of subsets."""
+
+    owner: str
+    sc: CallScope
+    enc: Encoder
+    no_raise: Z
+    valid: list[Z]
 
 
 def call_scope(owner: Owner) -> CallScope:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
+from typing import TypeAlias
 
 import z3
 
@@ -153,41 +154,83 @@ def _all_cores(
             ctx.unknown(
                 f"{q.name} (all cores)",
                 [m.ob for m in component],
-                _stopped(stop) + "; the cores listed are real but there may be more",
+                stopped(stop) + "; the cores listed are real but there may be more",
                 limits=() if stop is None else (stop,),
             )
-    _corrections(ctx, q, subject, per_component)
+    order = {id(m.ob): i for i, m in enumerate(q.members)}
+    obs = [[[m.ob for m in mcs] for mcs in mcses] for mcses in per_component]
+    corrections(ctx, order, subject, obs, _verify_without(q, extra))
     return results, (cores, first)
 
 
-def _corrections(
-    ctx: Ctx, q: Question, subject: str, per_component: list[list[list[Member]]]
+Verify: TypeAlias = Callable[[Sequence[Obligation]], tuple[bool, str, tuple[Limit, ...]]]
+"""Re-decides the question without the given obligations: (feasible, why not, limits)."""
+
+
+def corrections(
+    ctx: Ctx,
+    order: Mapping[int, int],
+    subject: str,
+    per_component: Sequence[Sequence[Sequence[Obligation]]],
+    verify: Verify,
 ) -> None:
-    """The minimal corrections of the whole question, recorded up to the bound."""
+    """The minimal corrections of the whole question, recorded up to the bound, each
+    re-decided without its members first (``verify``): one that does not come back
+    feasible is not listed, and an ``unknown`` names it.
+
+    ``order``: each obligation's position (by ``id``), to list members in spec order."""
     # Every conflicting component must be fixed: a correction of the whole set takes
     # one minimal correction from each (the cross product), in member order.
-    order = {id(m): i for i, m in enumerate(q.members)}
     bound = ctx.options.max_cores
+    unverified: list[tuple[tuple[Obligation, ...], str, tuple[Limit, ...]]] = []
     for combo in itertools.islice(itertools.product(*per_component), bound):
-        chosen = sorted(
-            {id(m): m for mcs in combo for m in mcs}.values(), key=lambda m: order[id(m)]
+        chosen = tuple(
+            sorted({id(o): o for mcs in combo for o in mcs}.values(), key=lambda o: order[id(o)])
         )
-        ctx.corrections.append(Correction(subject, tuple(m.ob for m in chosen)))
+        ok, why, limits = verify(chosen)
+        if ok:
+            ctx.corrections.append(Correction(subject, chosen))
+        else:
+            unverified.append((chosen, why, limits))
+    for chosen, why, limits in unverified:
+        ctx.unknown(
+            f"correction of {subject}",
+            chosen,
+            "this set was found as a correction, but the question without it was not "
+            f"decided feasible ({why}); it is not listed",
+            limits=limits,
+        )
     total = math.prod(len(mcses) for mcses in per_component) if per_component else 0
     if total > bound:
         # The list is cut: say so, never silently (the count is exact: a product).
-        involved = {id(m): m for mcses in per_component for mcs in mcses for m in mcs}
+        involved = {id(o): o for mcses in per_component for mcs in mcses for o in mcs}
         limit = Limit("max cores", bound, "--max-cores", "corrections listed per subject")
         ctx.unknown(
             "all corrections",
-            [m.ob for m in sorted(involved.values(), key=lambda m: order[id(m)])],
+            sorted(involved.values(), key=lambda o: order[id(o)]),
             f"enumeration bounded at {bound}; more exist ({total} in all for {subject}); "
             f"raise {limit.flag} to list more",
             limits=(limit,),
         )
 
 
-def _stopped(stop: Limit | None) -> str:
+def _verify_without(q: Question, extra: Sequence[Z]) -> Verify:
+    """``Verify`` for a consistency question: its other members (with ``extra``) are
+    satisfiable, asked again in the question's solver."""
+
+    def verify(dropped: Sequence[Obligation]) -> tuple[bool, str, tuple[Limit, ...]]:
+        gone = {id(o) for o in dropped}
+        ans = q.check([m for m in q.members if id(m.ob) not in gone], extra)
+        if ans.verdict == "sat":
+            return True, "", ()
+        if ans.verdict == "unsat":
+            return False, "the rest is still unsatisfiable", ()
+        return False, ans.reason, ans.limits
+
+    return verify
+
+
+def stopped(stop: Limit | None) -> str:
     """Why an enumeration of cores ended early, with the flag that lets it go further."""
     if stop is None:
         return "the enumeration of cores stopped early"

@@ -21,17 +21,15 @@ import dataclasses
 
 import z3
 
-from derivative._ast import Compare, Expr, Obligation, Result
-from derivative._types import TBool, TDate, TEnum, TInt, TReal, Ty
-from derivative._walk import walk
-
 from . import _cvc5
 from ._candidates import METHOD as TERMS
 from ._candidates import realize_by_terms
-from ._context import CallScope, Clauses, Ctx
+from ._context import CallScope, Clauses, Ctx, Realizing
 from ._encode import Encoder
 from ._hardness import hard_clauses, hard_text
 from ._question import Answer, Question
+from ._realize_oracle import arithmetic as _arithmetic
+from ._realize_oracle import pinned as _pinned
 from ._result import CallWitness, Method
 from ._terms import coerce, intrinsic_domain
 from ._unrealizable import unrealizable
@@ -59,6 +57,9 @@ def realize(
     except Unsupported as exc:
         ctx.unknown(f"{subject} realizability", cl.ensures, f"cannot encode: {exc}")
         return None
+    if ctx.options.all_cores:
+        # What the enumeration across inputs asks again for subsets (``_realize_all``).
+        ctx.realizing = Realizing(subject, sc, enc, no_raise, valid)
 
     # Find an input at which no result works.
     s_vars = sc.variables(False)
@@ -148,12 +149,6 @@ def _by(cw: CallWitness | None, method: Method) -> CallWitness | None:
     return None if cw is None else dataclasses.replace(cw, method=method)
 
 
-def _arithmetic(types: list[Ty]) -> bool:
-    """Pure arithmetic (ints, reals, dates, bools, enums) is decided completely by
-    quantifier elimination; everything else goes to the default solver first."""
-    return all(isinstance(t, TInt | TReal | TBool | TDate | TEnum) for t in types)
-
-
 def _ask_cvc5(ctx: Ctx, q: Question, quantified: list[Z]) -> _cvc5.Cvc5Answer:
     """Z3's instantiation gave up (strings, lists): ask cvc5 (``_cvc5``).
 
@@ -182,14 +177,3 @@ def _no_result_at(ctx: Ctx, cl: Clauses, q: Question, ans: Answer, method: Metho
         ctx.unknown(q.name, cl.ensures, str(exc))
         return
     unrealizable(ctx, cl, bad_input, method)
-
-
-def _pinned(ob: Obligation) -> Expr | None:
-    """``E`` when the ensures is ``result == E`` (or ``E == result``) with no ``result`` in E."""
-    e = ob.expr
-    if isinstance(e, Compare) and e.ops == ("==",):
-        a, b = e.operands
-        for side, other in ((a, b), (b, a)):
-            if isinstance(side, Result) and not any(isinstance(n, Result) for n in walk(other)):
-                return other
-    return None

@@ -34,7 +34,11 @@ def requirements(ctx: Ctx) -> dict[str, Value] | None:
         ctx.contract, param_types, {n: v for n, (v, _) in ctx.consts.items()}
     )
     ctx.synthetic.extend(synthetic)
-    obligations = [o for o in ctx.contract.obligations if o.kind == "requirement"] + synthetic
+    obligations = [
+        o
+        for o in [*(o for o in ctx.contract.obligations if o.kind == "requirement"), *synthetic]
+        if o.id not in ctx.options.without
+    ]
     enc = ctx.encoder(env)
     q = ctx.question(
         "requirements", obligations, lambda ob: enc.encode(ob.expr).holds, background, variables

@@ -84,6 +84,10 @@ class CheckOptions:
     enumeration_seconds: float = 600.0
     """``--all-cores``: wall-clock safety net of the enumeration of one component;
     reaching it raises ``OperationalTimeout`` (it never decides what is listed)."""
+    without: frozenset[str] = frozenset()
+    """Ids of obligations to leave out (declared types' ones too, ``x.range``): the same
+    check of the set without them, to ask whether a listed correction restores
+    feasibility (the corrections test over the golden catalogue does)."""
 
     @property
     def timeout_ms(self) -> int:

@@ -17,6 +17,7 @@ from ._cores import add_cores, undefined_only
 from ._encode import Encoder
 from ._hardness import hard_clauses, hard_text
 from ._question import CoreResult, Question
+from ._realize_all import Explain, all_unrealizable
 from ._result import Method
 from ._scope import Owner
 from ._shapes import conversion_facts
@@ -99,7 +100,18 @@ def unrealizable(ctx: Ctx, cl: Clauses, bad_input: dict[str, Value], method: Met
     def explain(r: CoreResult) -> str:
         return _explain(r, q, enc, owner, bad_input)
 
+    if ctx.options.all_cores and all_unrealizable(ctx, cl, bad_input, method, _explain_at(owner)):
+        return
     add_cores(ctx, q, "unrealizable", owner.name, explain, witness_input=bad_input, method=method)
+
+
+def _explain_at(owner: Owner) -> Explain:
+    """``_explain`` for the cores that ``--all-cores`` finds at other inputs."""
+
+    def explain(r: CoreResult, q: Question, enc: Encoder, at: dict[str, Value]) -> str:
+        return _explain(r, q, enc, owner, at)
+
+    return explain
 
 
 def _explain(
