@@ -81,7 +81,9 @@ class Lists(EncoderBase):
         for _, item in parts:
             item_ty = join(item_ty, item.ty)
         if not parts or isinstance(item_ty, TAny):
-            return Term(None, it.defined, TList(TAny()))
+            # no element, or items that are elements of [] (refused where they are made)
+            defined = conj(it.defined, *(self._element_defined(k, i) for k, i in parts))
+            return Term(None, defined, TList(TAny()))
         seq_sort = sort_of(TList(item_ty))
         empty = z3.Empty(seq_sort)
         pieces: list[Z] = []
