@@ -76,6 +76,8 @@ class Lists(EncoderBase):
 
     def _unrolled(self, n: ListComp, it: Term, items: list[Z]) -> Term:
         elem_ty = it.ty.elem if isinstance(it.ty, TList) else TAny()
+        if not items:
+            return self._empty(n, it, elem_ty)
         parts = [self._element(n, Term(v, true(), elem_ty)) for v in items]
         item_ty: Ty = TAny()
         for _, item in parts:
@@ -93,6 +95,15 @@ class Lists(EncoderBase):
         value = pieces[0] if len(pieces) == 1 else z3.Concat(*pieces)
         defined = conj(it.defined, *(self._element_defined(k, i) for k, i in parts))
         return Term(value, defined, TList(item_ty))
+
+    def _empty(self, n: ListComp, it: Term, elem_ty: Ty) -> Term:
+        """Over a list known to be empty: the empty list of the items' type, which the
+        item read at a symbolic element tells (nothing of it is evaluated)."""
+        x = z3.Const(f"{n.var}!item", sort_of(elem_ty))
+        item = self._with(n.var, Term(x, true(), elem_ty), n.body)
+        if isinstance(item.ty, TAny):
+            return Term(None, it.defined, TList(TAny()))
+        return Term(z3.Empty(sort_of(TList(item.ty))), it.defined, TList(item.ty))
 
     def _symbolic(self, n: ListComp, it: Term) -> Term:
         assert isinstance(it.ty, TList)
