@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from derivative._ast import ListComp, Slice
 from derivative._types import BOOL, INT, TAny, TList, TStr, Ty
+from derivative._types import join_base as join
 from derivative._walk import free_names
 
 from ._smt_expr import SmtExpressions
@@ -68,7 +69,9 @@ class SmtLists(SmtExpressions):
         out = self.type_of(e, bound)
         assert isinstance(out, TList)
         if isinstance(want, TList) and not isinstance(plain(want.elem), TAny):
-            out = TList(plain(want.elem)) if isinstance(out.elem, TAny) else out
+            # the items at the wanted type (ints where reals are wanted are made reals)
+            wanted = plain(want.elem)
+            out = TList(wanted if isinstance(out.elem, TAny) else join(out.elem, wanted))
         if isinstance(elem, TAny) or isinstance(out.elem, TAny):
             # over [] nothing is evaluated: the empty list, of the sort wanted
             ty = out if not isinstance(out.elem, TAny) else TList(INT)
