@@ -1,8 +1,9 @@
 """Helper definitions a script includes when its expressions need them.
 
 SMT-LIB's ``div``/``mod`` are Euclidean, so Python's ``//`` and ``%`` are helpers that
-flip signs for a negative divisor; ``sum``, ``min``/``max`` of a list, ``occurrences``
-and ``sorted`` are recursive functions (``define-fun-rec``) over the sequence by index.
+flip signs for a negative divisor; ``sum``, ``product``, ``min``/``max`` of a list,
+``occurrences``, ``sorted`` and ``reversed`` are recursive functions (``define-fun-rec``)
+over the sequence by index.
 """
 
 from __future__ import annotations
@@ -66,6 +67,18 @@ def aux_definitions(key: tuple[str, str]) -> list[str]:
             f"(define-fun-rec |py.sum.{tag}| ((xs {seq}) (i Int)) {sort} "
             f"(ite {done} {zero} (+ {head} (|py.sum.{tag}| xs {nxt}))))"
         ]
+    if kind == "product":
+        one = "1.0" if sort == "Real" else "1"
+        return [
+            f"(define-fun-rec |py.product.{tag}| ((xs {seq}) (i Int)) {sort} "
+            f"(ite {done} {one} (* {head} (|py.product.{tag}| xs {nxt}))))"
+        ]
+    if kind == "reversed":
+        return [
+            f"(define-fun-rec |py.reversed.{tag}| ((xs {seq}) (i Int)) {seq} "
+            f"(ite {done} (as seq.empty {seq}) "
+            f"(seq.++ (|py.reversed.{tag}| xs {nxt}) (seq.unit {head}))))"
+        ]
     if kind in ("max", "min"):
         better = lt_term(sort, "m", head) if kind == "max" else lt_term(sort, head, "m")
         return [
@@ -92,4 +105,6 @@ def aux_definitions(key: tuple[str, str]) -> list[str]:
     raise EncodingError(f"unknown helper {kind}")
 
 
-AUX_ORDER: Final = ("div", "mod", "rdiv", "rmod", "sum", "max", "min", "occ", "sorted")
+AUX_ORDER: Final = (
+    "div", "mod", "rdiv", "rmod", "sum", "product", "max", "min", "occ", "sorted", "reversed"
+)

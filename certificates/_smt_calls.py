@@ -17,7 +17,7 @@ from derivative._types import BOOL, INT, REAL, STR, TAny, TDate, TInt, TList, TR
 from derivative._types import join_base as join
 
 from ._smt_aux import lt_term, sort_tag
-from ._smt_expr import SmtExpressions
+from ._smt_lists import SmtLists
 from ._smt_sorts import plain, regex_term, sort_of
 from ._smt_syntax import EncodingError, SmtTerm, and_, symbol
 
@@ -39,10 +39,12 @@ _BUILTIN_CALLS: Final = {
     "contains": "_call_string_test",
     "occurrences": "_call_occurrences",
     "sorted": "_call_sorted",
+    "product": "_call_product",
+    "reversed": "_call_reversed",
 }
 
 
-class SmtCalls(SmtExpressions):
+class SmtCalls(SmtLists):
     """Calls of built-ins and of the core's own function (see ``_smtlib.SmtEncoder``)."""
 
     def _enc_call(self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
@@ -229,3 +231,32 @@ class SmtCalls(SmtExpressions):
         sort = self._ordered_sort(elem)
         self.aux.add(("sorted", sort))
         return SmtTerm(xs.defined, f"(|py.sorted.{sort_tag(sort)}| {xs.value} 0)", xs.ty)
+
+    def _call_product(
+        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
+    ) -> SmtTerm:
+        xs = self._enc(e.args[0], bound, None)
+        if not isinstance(xs.ty, TList):
+            raise EncodingError(f"product() of a {xs.ty.show()}")
+        elem = plain(xs.ty.elem)
+        if isinstance(elem, TAny):
+            return SmtTerm(xs.defined, "1", INT)
+        if not isinstance(elem, (TInt, TReal)):
+            raise EncodingError(f"product() of a {xs.ty.show()}")
+        sort = sort_of(elem)
+        self.aux.add(("product", sort))
+        return SmtTerm(xs.defined, f"(|py.product.{sort}| {xs.value} 0)", elem)
+
+    def _call_reversed(
+        self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
+    ) -> SmtTerm:
+        xs = self._enc(e.args[0], bound, want)
+        if not isinstance(xs.ty, TList):
+            raise EncodingError(f"reversed() of a {xs.ty.show()}")
+        elem = plain(xs.ty.elem)
+        if isinstance(elem, TAny):
+            return xs
+        sort = sort_of(elem)
+        self._note_type(xs.ty)
+        self.aux.add(("reversed", sort))
+        return SmtTerm(xs.defined, f"(|py.reversed.{sort_tag(sort)}| {xs.value} 0)", xs.ty)

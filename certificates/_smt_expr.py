@@ -67,7 +67,7 @@ from ._smt_syntax import (
 )
 from ._smt_typing import SmtTyping
 
-_MAY_BE_ANY: Final = frozenset({"binop", "unary", "if", "index", "call"})
+_MAY_BE_ANY: Final = frozenset({"binop", "unary", "if", "index", "call", "slice"})
 
 RUN_BUDGET: Final = 100_000
 """The most operand repeats the definedness of one ``and``/``or`` run may hold (the

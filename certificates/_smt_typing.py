@@ -9,7 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from derivative._ast import BinOp, Call, EnumMember, Expr, IfExpr, Index, ListLit, Name, Unary
+from derivative._ast import (
+    BinOp,
+    Call,
+    EnumMember,
+    Expr,
+    IfExpr,
+    Index,
+    ListComp,
+    ListLit,
+    Name,
+    Slice,
+    Unary,
+)
 from derivative._types import BOOL, DATE, INT, REAL, STR, TAny, TDate, TEnum, TList, TStr, Ty
 from derivative._types import join_base as join
 
@@ -31,6 +43,9 @@ class SmtTyping:
         self.used_enums: set[str] = set()
         self.used_result = False
         self.aux: set[tuple[str, str]] = set()
+        self.comprehensions: list[str] = []
+        """Helper definitions of list comprehensions, innermost first (they read the
+        declared names, so the preamble puts them after every declaration)."""
         self._fresh = 0
 
     # ------------------------------------------------------------------ typing
@@ -82,6 +97,14 @@ class SmtTyping:
             if isinstance(base, TList):
                 return base.elem
             return base if isinstance(base, TAny) else STR
+        if k == "slice":
+            assert isinstance(e, Slice)
+            return self.type_of(e.base, bound)
+        if k == "listcomp":
+            assert isinstance(e, ListComp)
+            it = self.type_of(e.iterable, bound)
+            elem = it.elem if isinstance(it, TList) else TAny()
+            return TList(self.type_of(e.body, {**bound, e.var: (e.var, elem)}))
         raise EncodingError(f"{k} expressions cannot be encoded in SMT-LIB")
 
     def _enum(self, name: str) -> TEnum:
@@ -151,8 +174,12 @@ class SmtTyping:
             t = self.type_of(e.args[0], bound)
             elem = t.elem if isinstance(t, TList) else INT
             return INT if isinstance(elem, TAny) else elem
-        if f == "sorted":
+        if f in ("sorted", "reversed"):
             return self.type_of(e.args[0], bound)
+        if f == "product":
+            t = self.type_of(e.args[0], bound)
+            elem = t.elem if isinstance(t, TList) else INT
+            return INT if isinstance(elem, TAny) else elem
         if f == self.scope.function:
             return plain(self._result_type())
         raise EncodingError(f"the function {f}() has no SMT-LIB encoding here")

@@ -121,6 +121,7 @@ class SmtEncoder(SmtCalls):
         if self.used_result:
             lines.append(f"(declare-fun result () {sort_of(self._result_type())})")
             lines.extend(_domain("result", self._result_type()))
+        lines.extend(self.comprehensions)
         return lines
 
     def taken_symbols(self) -> set[str]:

@@ -408,6 +408,35 @@ class Index(ExprNode):
     index: Expr
 
 
+class Slice(ExprNode):
+    """``base[lo:hi]`` of a string or list, with Python's meaning (no step).
+
+    A missing bound is None (``xs[:hi]``, ``xs[lo:]``).  Negative bounds count from the
+    end and bounds beyond either end are clamped, as in Python: a slice is never
+    undefined when its parts are defined (docs/language.md §7.5).
+    """
+
+    kind: Literal["slice"] = "slice"
+    base: Expr
+    lo: Expr | None = None
+    hi: Expr | None = None
+
+
+class ListComp(ExprNode):
+    """``[body for var in iterable]`` / ``[body for var in iterable if cond]``.
+
+    Python's list comprehension over a list: for each element in order, ``cond`` (when
+    given) and then, where it holds, ``body``; any undefined part makes the whole
+    undefined.  ``count(P for x in xs)`` is parsed as ``len([x for x in xs if P])``.
+    """
+
+    kind: Literal["listcomp"] = "listcomp"
+    body: Expr
+    var: str
+    iterable: Expr
+    cond: Expr | None = None
+
+
 class Generator(ExprNode):
     """``all(body for var in iterable)`` / ``any(...)``."""
 
@@ -449,6 +478,8 @@ Expr: TypeAlias = Annotated[
         | Index
         | Generator
         | Count
+        | Slice
+        | ListComp
     ),
     Field(discriminator="kind"),
 ]

@@ -30,6 +30,9 @@ BUILTIN_FUNCTIONS: Final[dict[str, tuple[int, int | None, str]]] = {
     "contains": (2, 2, "contains(s, p)"),
     "occurrences": (2, 2, "occurrences(xs, v)"),
     "sorted": (1, 1, "sorted(xs)"),
+    # list built-ins of issue 16 (slicing and comprehensions are syntax, not names)
+    "product": (1, 1, "product(xs)"),
+    "reversed": (1, 1, "reversed(xs)"),
 }
 """Built-in functions of docs/language.md §7.5 (``all``/``any`` are generator forms, and
 ``date("...")`` is a literal, so neither is here)."""

@@ -93,12 +93,14 @@ from derivative._ast import (
     IfExpr,
     Index,
     IntLit,
+    ListComp,
     ListLit,
     Name,
     Quantifier,
     Range,
     RealLit,
     Result,
+    Slice,
     StrLit,
     Unary,
 )
@@ -181,6 +183,8 @@ _BUILTINS: Final[dict[str, _Builtin]] = {
     "contains": lambda c, a: ops.contains(a[0], a[1]),
     "occurrences": lambda c, a: c.occurrences(a[0], a[1]),
     "sorted": lambda c, a: ops.sort_list(a[0]),
+    "product": lambda c, a: ops.product(a[0]),
+    "reversed": lambda c, a: ops.reverse(a[0]),
 }
 
 BUILTIN_NAMES: Final = frozenset(_BUILTINS)
@@ -410,6 +414,19 @@ class _Walker(ExprVisitor[Outcome]):
             return i
         return _guarded(ops.index, base, i)
 
+    def visit_slice(self, node: Slice) -> Outcome:
+        """Base, then ``lo``, then ``hi`` (as Python evaluates them); never undefined itself."""
+        parts: list[RuntimeValue | None] = []
+        for part in (node.base, node.lo, node.hi):
+            if part is None:
+                parts.append(None)
+                continue
+            v = self.visit(part)
+            if isinstance(v, _Undefined):
+                return v
+            parts.append(v)
+        return _guarded(ops.slice_of, *parts)
+
     def visit_call(self, node: Call) -> Outcome:
         builtin = _BUILTINS.get(node.func)
         if builtin is None and self.ev.call_hook is None:
@@ -454,13 +471,16 @@ class _Walker(ExprVisitor[Outcome]):
             else:
                 self.bound[var] = saved  # type: ignore[assignment]  # saved is an Outcome
 
+    def _step(self) -> None:
+        self.steps_left -= 1
+        if self.steps_left < 0:
+            raise EvaluationLimitError(
+                f"more than {self.ev.max_iterations} quantifier steps in one evaluation"
+            )
+
     def _steps(self, lo: int, hi: int) -> Iterator[int]:
         for i in range(lo, hi + 1):
-            self.steps_left -= 1
-            if self.steps_left < 0:
-                raise EvaluationLimitError(
-                    f"more than {self.ev.max_iterations} quantifier steps in one evaluation"
-                )
+            self._step()
             yield i
 
     def visit_quant(self, node: Quantifier) -> Outcome:
@@ -483,6 +503,41 @@ class _Walker(ExprVisitor[Outcome]):
             return UNDEFINED
         stop_on = node.func == "any"
         return self._bind_and_test(node.var, xs, node.body, stop_on)
+
+
+    def visit_listcomp(self, node: ListComp) -> Outcome:
+        """Python's list comprehension: element by element, the condition and then (where
+        it holds) the item; the first undefined part makes the whole undefined."""
+        xs = self.visit(node.iterable)
+        if isinstance(xs, _Undefined):
+            return xs
+        if not isinstance(xs, tuple) or ops.sort_of(xs) is None:
+            return UNDEFINED
+        saved = self.bound.get(node.var, _MISSING)
+        out: list[RuntimeValue] = []
+        try:
+            for x in xs:
+                self._step()
+                self.bound[node.var] = x
+                if node.cond is not None:
+                    keep = self._bool(node.cond)
+                    if isinstance(keep, _Undefined):
+                        return keep
+                    if not keep:
+                        continue
+                item = self.visit(node.body)
+                if isinstance(item, _Undefined):
+                    return item
+                out.append(item)
+        finally:
+            if saved is _MISSING:
+                self.bound.pop(node.var, None)
+            else:
+                self.bound[node.var] = saved  # type: ignore[assignment]  # saved is an Outcome
+        items = tuple(out)
+        # Items of one list must share a sort (an int item and a float item do; a float
+        # result read by the body may make them mixed, which is no list value).
+        return items if ops.sort_of(items) is not None else UNDEFINED
 
 
 def _guarded(fn: Callable[..., Outcome], *args: object) -> Outcome:

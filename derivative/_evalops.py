@@ -465,6 +465,38 @@ def total(xs: object) -> Outcome:
     return acc
 
 
+def product(xs: object) -> Outcome:
+    """``product(xs)`` of a list of numbers; 1 (an int) for the empty list."""
+    if not isinstance(xs, tuple) or common_sort(*xs) not in (NUM, ANY):
+        return UNDEFINED
+    acc: int | Fraction | float = 1
+    for x in xs:
+        assert is_num(x)
+        r = _finite(acc * x)
+        if isinstance(r, _Undefined):
+            return r
+        acc = r
+    return acc
+
+
+def reverse(xs: object) -> Outcome:
+    """``reversed(xs)``: the list's elements in the opposite order (a list, not an iterator)."""
+    if not isinstance(xs, tuple):
+        return UNDEFINED
+    return xs[::-1]
+
+
+def slice_of(base: object, lo: object, hi: object) -> Outcome:
+    """``base[lo:hi]`` of a string or list with Python's meaning: a negative bound counts
+    from the end, bounds past either end are clamped, a missing bound (None) is the end
+    it stands for; never undefined when its parts are values."""
+    if not isinstance(base, (str, tuple)):
+        return UNDEFINED
+    if not (lo is None or is_int(lo)) or not (hi is None or is_int(hi)):
+        return UNDEFINED
+    return cast(RuntimeValue, base[lo:hi])
+
+
 def _ordered_args(args: Iterable[object]) -> tuple[RuntimeValue, ...] | None:
     items = tuple(args)
     s = common_sort(*items)

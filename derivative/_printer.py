@@ -39,8 +39,10 @@ from derivative._ast import (
     Generator,
     IfExpr,
     IntLit,
+    ListComp,
     Quantifier,
     RealLit,
+    Slice,
     Unary,
 )
 
@@ -104,6 +106,20 @@ def _show_call(e: Call, need: int, tail: bool) -> str:
 def _show_gen(e: Generator, need: int, tail: bool) -> str:
     body = _show(e.body, QUANT, True)
     return f"{e.func}({body} for {e.var} in {_show(e.iterable, OR, True)})"
+
+
+def _show_slice(e: Slice, need: int, tail: bool) -> str:
+    lo = "" if e.lo is None else _show(e.lo, ADD, False)
+    hi = "" if e.hi is None else _show(e.hi, ADD, False)
+    return f"{_show(e.base, ATOM, False)}[{lo}:{hi}]"
+
+
+def _show_listcomp(e: ListComp, need: int, tail: bool) -> str:
+    body = _show(e.body, QUANT, True)
+    text = f"[{body} for {e.var} in {_show(e.iterable, OR, e.cond is None)}"
+    if e.cond is not None:
+        text += f" if {_show(e.cond, OR, True)}"
+    return text + "]"
 
 
 def _show_count(e: Count, need: int, tail: bool) -> str:
@@ -205,5 +221,7 @@ _PRINTERS: Final[dict[str, Callable[[Any, int, bool], str]]] = {
     "range": lambda e, need, tail: f"{_show(e.lo, ADD, False)}..{_show(e.hi, ADD, False)}",
     "if": _show_if,
     "quant": _show_quant,
+    "slice": _show_slice,
+    "listcomp": _show_listcomp,
 }
 """One printer per node kind (``tests/unit/test_readings.py`` holds it complete)."""

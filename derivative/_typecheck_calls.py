@@ -228,3 +228,21 @@ class CallChecks(ExprCheckerBase):
             node.args[0], f"sorted() needs a list of int, real, str or date, not {t.show()}"
         )
 
+
+    def _builtin_product(self, node: Call, args: list[Ty]) -> Ty:
+        t = args[0]
+        if isinstance(t, TAny):
+            return t
+        if not self._one(
+            node, t, isinstance(t, TList) and is_num(t.elem), "a list of int or real"
+        ):
+            return TAny()
+        assert isinstance(t, TList)
+        return REAL if isinstance(t.elem, TReal) else INT
+
+    def _builtin_reversed(self, node: Call, args: list[Ty]) -> Ty:
+        t = args[0]
+        if isinstance(t, TList | TAny):
+            return t
+        hint = "a string reversed is s[len(s) - 1 - i] for each i" if isinstance(t, TStr) else None
+        return self.err(node.args[0], f"reversed() needs a list, not {t.show()}", hint)

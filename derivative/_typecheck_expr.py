@@ -20,12 +20,14 @@ from derivative._ast import (
     IfExpr,
     Index,
     IntLit,
+    ListComp,
     ListLit,
     Name,
     Quantifier,
     Range,
     RealLit,
     Result,
+    Slice,
     StrLit,
     Unary,
 )
@@ -369,6 +371,44 @@ class ExprChecker(CallChecks):
             )
         self._with_bound(node.var, elem, node.body, f"the body of {node.func}(...)")
         return BOOL
+
+    def visit_slice(self, node: Slice) -> Ty:
+        """``base[lo:hi]``: a list or string of the base's type; bounds are ints."""
+        b = self.visit(node.base)
+        for bound in (node.lo, node.hi):
+            if bound is not None:
+                t = self.visit(bound)
+                if not is_int(t):
+                    self.err(bound, f"a slice bound must be an int, not {t.show()}")
+        if isinstance(b, TList | TAny):
+            return b
+        if isinstance(b, TStr):
+            return STR
+        return self.err(node, f"cannot slice a {b.show()}; only lists and strings")
+
+    def visit_listcomp(self, node: ListComp) -> Ty:
+        """``[E for x in xs if C]``: ``x`` takes the item type, ``C`` is a bool, and the
+        result is a list of ``E``'s (unrefined) type."""
+        t = self.visit(node.iterable)
+        elem: Ty = TAny()
+        if isinstance(t, TList):
+            elem = t.elem
+        elif not isinstance(t, TAny):
+            self.err(node.iterable, f"[... for {node.var} in XS] needs a list, not {t.show()}")
+        saved = self.bound.get(node.var)
+        self.bound[node.var] = elem
+        try:
+            if node.cond is not None:
+                self.cond(node.cond, "the condition of a list comprehension")
+            body = self.visit(node.body)
+        finally:
+            if saved is None:
+                del self.bound[node.var]
+            else:
+                self.bound[node.var] = saved
+        if isinstance(body, TNone):
+            return self.err(node.body, "a list comprehension's items need a value")
+        return TList(base(body))
 
     def visit_index(self, node: Index) -> Ty:
         b = self.visit(node.base)

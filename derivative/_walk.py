@@ -21,9 +21,11 @@ from derivative._ast import (
     Generator,
     IfExpr,
     Index,
+    ListComp,
     ListLit,
     Quantifier,
     Range,
+    Slice,
     Unary,
 )
 
@@ -77,6 +79,14 @@ def children(node: Expr) -> tuple[Expr, ...]:
     if k == "gen":
         assert isinstance(node, Generator)
         return (node.iterable, node.body)
+    if k == "slice":
+        assert isinstance(node, Slice)
+        return tuple(b for b in (node.base, node.lo, node.hi) if b is not None)
+    if k == "listcomp":
+        assert isinstance(node, ListComp)
+        if node.cond is None:
+            return (node.iterable, node.body)
+        return (node.iterable, node.cond, node.body)
     if k == "count":
         assert isinstance(node, Count)
         return () if node.where is None else (node.where,)
@@ -112,6 +122,13 @@ def free_names(node: Expr) -> frozenset[str]:
             assert isinstance(n, Generator)
             go(n.iterable, bound)
             go(n.body, bound | {n.var})
+            return
+        if n.kind == "listcomp":
+            assert isinstance(n, ListComp)
+            go(n.iterable, bound)
+            for part in (n.cond, n.body):
+                if part is not None:
+                    go(part, bound | {n.var})
             return
         for c in children(n):
             go(c, bound)

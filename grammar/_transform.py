@@ -39,6 +39,7 @@ from derivative._ast import (
     Index,
     IntLit,
     IntType,
+    ListComp,
     ListLit,
     ListType,
     Name,
@@ -52,6 +53,7 @@ from derivative._ast import (
     RealLit,
     RealType,
     Result,
+    Slice,
     StrLit,
     StrType,
     SystemDecl,
@@ -657,6 +659,16 @@ class SpecTransformer:
         base = c[0]
         return Index(base=base, index=c[2], line=base.line, col=base.col)
 
+    def slice(self, c: list[Any]) -> Slice:
+        """``base[lo:hi]``: the children are the base, ``[``, an optional bound, ``:``, an
+        optional bound and ``]``; a missing bound is None."""
+        base = c[0]
+        inner = c[2:-1]
+        colon = next(k for k, item in enumerate(inner) if type(item) is Tok)
+        lo = inner[0] if colon == 1 else None
+        hi = inner[colon + 1] if colon + 1 < len(inner) else None
+        return Slice(base=base, lo=lo, hi=hi, line=base.line, col=base.col)
+
     def int_lit(self, c: list[Any]) -> IntLit:
         tok = c[0]
         return IntLit(value=int(tok.value.replace("_", "")), line=tok.line, col=tok.column)
@@ -713,8 +725,8 @@ class SpecTransformer:
         tok = c[0]
         if tok.value not in ("all", "any"):
             raise _err(
-                f"a generator expression is only allowed in all(...) or any(...), "
-                f"not in {tok.value}(...)",
+                f"a generator expression is only allowed in all(...), any(...) or "
+                f"count(...), not in {tok.value}(...)",
                 c[3],
             )
         return Generator(
@@ -722,6 +734,34 @@ class SpecTransformer:
             body=c[2],
             var=c[4].value,
             iterable=c[6],
+            line=tok.line,
+            col=tok.column,
+        )
+
+    def count_gen(self, c: list[Any]) -> Call:
+        """``count(P for x in xs)`` means exactly ``len([x for x in xs if P])`` and is
+        parsed as that (one meaning, one identity; docs/decisions.md)."""
+        kw = c[0]
+        var = c[4]
+        keep = ListComp(
+            body=Name(id=var.value, line=var.line, col=var.column),
+            var=var.value,
+            iterable=c[6],
+            cond=c[2],
+            line=kw.line,
+            col=kw.column,
+        )
+        return Call(func="len", args=(keep,), line=kw.line, col=kw.column)
+
+    def listcomp(self, c: list[Any]) -> ListComp:
+        """``[E for x in xs]`` or ``[E for x in xs if C]``."""
+        tok = c[0]
+        cond = c[7] if len(c) > 8 else None
+        return ListComp(
+            body=c[1],
+            var=c[3].value,
+            iterable=c[5],
+            cond=cond,
             line=tok.line,
             col=tok.column,
         )

@@ -1,6 +1,7 @@
 """Z3 objects made once per context for built-ins: recursive list functions, regexes.
 
-``sum``, ``min``/``max``, ``sorted`` and ``occurrences`` over a list of unknown length
+``sum``, ``product``, ``min``/``max``, ``sorted``, ``reversed`` and ``occurrences`` over a
+list of unknown length
 are exact recursive definitions (never approximations); ``matches`` and ``int(s)`` need
 Z3 regular expressions.  Each is cached in the context (``_z3util.current().cache``),
 so a large spec defines them once.
@@ -38,6 +39,15 @@ def recfun(kind: str, seq_sort: Z, elem_sort: Z) -> Z:
         f = z3.RecFunction(name, seq_sort, elem_sort)
         zero = z3.RealVal(0, ctx()) if elem_sort == z3.RealSort(ctx()) else z3.IntVal(0, ctx())
         z3.RecAddDefinition(f, [s], z3.If(empty, zero, s[0] + f(_tail(s))))
+    elif kind == "product":
+        f = z3.RecFunction(name, seq_sort, elem_sort)
+        one = z3.RealVal(1, ctx()) if elem_sort == z3.RealSort(ctx()) else z3.IntVal(1, ctx())
+        z3.RecAddDefinition(f, [s], z3.If(empty, one, s[0] * f(_tail(s))))
+    elif kind == "reversed":
+        f = z3.RecFunction(name, seq_sort, seq_sort)
+        z3.RecAddDefinition(
+            f, [s], z3.If(empty, z3.Empty(seq_sort), z3.Concat(f(_tail(s)), z3.Unit(s[0])))
+        )
     elif kind in ("min", "max"):
         f = z3.RecFunction(name, seq_sort, elem_sort)
         rest = f(_tail(s))

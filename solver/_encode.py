@@ -24,7 +24,8 @@ Anything that cannot be encoded exactly raises ``Unsupported``.
 
 The encoder is one class assembled from construct families, one module each: this
 module (leaves, operators, comparisons), ``_encode_quant`` (quantifiers and
-generators), ``_encode_calls`` (indexing and built-in calls), on the walker of
+generators), ``_encode_calls`` (indexing and built-in calls), ``_encode_lists``
+(slices and list comprehensions), on the walker of
 ``_encode_base``; sorts and terms are in ``_terms``, model values in ``_decode``.
 """
 
@@ -73,12 +74,13 @@ from derivative._types import join_base as join
 
 from ._encode_base import run_and_or
 from ._encode_calls import Calls
+from ._encode_lists import Lists
 from ._encode_quant import Quantifiers
 from ._terms import DATE_MAX, DATE_MIN, Term, coerce, enum_sort, is_num, literal, seq_of
 from ._z3util import Unsupported, Z, conj, ctx, current, false, fraction_val, implies, str_val, true
 
 
-class Encoder(Quantifiers, Calls):
+class Encoder(Quantifiers, Calls, Lists):
     """Encodes expressions over an environment of named terms.
 
     ``env`` maps names (params, function parameters, ``"result"``) to terms;

@@ -135,6 +135,37 @@ class Calls(EncoderBase):
         f = recfun("sum", xs.value.sort(), sort_of(ty))
         return Term(f(xs.value), d, ty)
 
+    def _call_product(self, n: Call, args: list[Term], d: Z) -> Term:
+        (xs,) = args
+        if not isinstance(xs.ty, TList):
+            raise Unsupported(f"product of {xs.ty.show()}")
+        if xs.value is None or isinstance(xs.ty.elem, TAny):
+            return Term(z3.IntVal(1, ctx()), d, INT)
+        elem = xs.ty.elem
+        if not is_num(elem):
+            raise Unsupported(f"product of {xs.ty.show()}")
+        ty = base(elem)
+        items = const_items(xs.value)
+        if items is not None:
+            if not items:
+                return Term(z3.IntVal(1, ctx()), d, INT)
+            total = items[0] if len(items) == 1 else z3.Product(*items)
+            return Term(total, d, ty)
+        f = recfun("product", xs.value.sort(), sort_of(ty))
+        return Term(f(xs.value), d, ty)
+
+    def _call_reversed(self, n: Call, args: list[Term], d: Z) -> Term:
+        (xs,) = args
+        if not isinstance(xs.ty, TList):
+            raise Unsupported(f"reversed of {xs.ty.show()}")
+        if xs.value is None:
+            return Term(None, d, xs.ty)
+        items = const_items(xs.value)
+        if items is not None:
+            return Term(seq_of(items[::-1], xs.value.sort()), d, xs.ty)
+        f = recfun("reversed", xs.value.sort(), sort_of(xs.ty.elem))
+        return Term(f(xs.value), d, xs.ty)
+
     def _call_sorted(self, n: Call, args: list[Term], d: Z) -> Term:
         (xs,) = args
         if not isinstance(xs.ty, TList):

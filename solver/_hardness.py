@@ -21,7 +21,17 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from derivative._ast import BinOp, Call, Expr, Generator, Index, Obligation, Quantifier, Result
+from derivative._ast import (
+    BinOp,
+    Call,
+    Expr,
+    Generator,
+    Index,
+    ListComp,
+    Obligation,
+    Quantifier,
+    Result,
+)
 from derivative._printer import to_source
 from derivative._walk import free_names, walk
 
@@ -82,6 +92,8 @@ def _feature(e: Expr, is_ensures: bool, fixed: frozenset[str]) -> str | None:
         subject = "the result" if is_ensures else "the inputs"
         if isinstance(n, Quantifier | Generator):
             return f"has a quantifier that reads {subject}{_shown(n, e)}"
+        if isinstance(n, ListComp):
+            return f"has a list comprehension that reads {subject}{_shown(n, e)}"
         if (
             isinstance(n, Call)
             and n.func in ("int", "str")

@@ -36,6 +36,7 @@ from derivative._ast import (
     Generator,
     Index,
     IntLit,
+    ListComp,
     Name,
     Quantifier,
     Unary,
@@ -63,6 +64,8 @@ def substitute(expr: Expr, name: str, value: Expr) -> Expr:
     for field, current in expr:
         if field == "body" and isinstance(expr, (Quantifier, Generator)) and expr.var == name:
             continue  # rebinds the name: the body sees the bound variable
+        if field in ("body", "cond") and isinstance(expr, ListComp) and expr.var == name:
+            continue
         if isinstance(current, ExprNode):
             update[field] = substitute(current, name, value)  # type: ignore[arg-type]
         elif isinstance(current, tuple) and current and \

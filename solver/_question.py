@@ -37,7 +37,7 @@ from typing import Any, Literal, TypeAlias
 
 import z3
 
-from derivative._ast import Expr, Generator, Obligation, Quantifier
+from derivative._ast import Expr, Generator, ListComp, Obligation, Quantifier
 from derivative._errors import OperationalTimeout
 from derivative._types import Ty
 from derivative._values import Value
@@ -789,6 +789,10 @@ def names_of(ob: Obligation) -> frozenset[str]:
         elif kind == "gen":
             assert isinstance(n, Generator)
             stack += [(n.iterable, bound), (n.body, bound | {n.var})]
+        elif kind == "listcomp":
+            assert isinstance(n, ListComp)
+            inner = bound | {n.var}
+            stack += [(n.iterable, bound), *((c, inner) for c in (n.cond, n.body) if c)]
         else:
             stack += [(c, bound) for c in children(n)]
     return frozenset(names)

@@ -34,6 +34,7 @@ from derivative._ast import (
     Generator,
     IfExpr,
     IntLit,
+    ListComp,
     Obligation,
     Quantifier,
     Range,
@@ -175,6 +176,9 @@ class _Walk:
             for c in (n.lo, n.hi) if isinstance(n, Quantifier) else (n.iterable,):
                 visit(c, ctx)
             return  # the body sees a bound variable
+        if isinstance(n, ListComp):
+            visit(n.iterable, ctx)
+            return  # so do the condition and the item
         if isinstance(n, BoolOp):
             if n.op in ("and", "or"):
                 # Each operand decides where the others hold (and) or fail (or).

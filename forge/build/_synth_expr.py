@@ -34,12 +34,14 @@ from derivative._ast import (
     IfExpr,
     Index,
     IntLit,
+    ListComp,
     ListLit,
     Name,
     Quantifier,
     Range,
     RealLit,
     Result,
+    Slice,
     StrLit,
     Unary,
 )
@@ -79,6 +81,7 @@ P_TEST, P_OR, P_AND, P_NOT, P_CMP, P_ADD, P_MUL, P_UNARY, P_ATOM = 1, 2, 3, 4, 5
 SUPPORT = frozenset(
     {
         "len", "abs", "min", "max", "sum", "sorted", "all", "any", "range", "int", "str",
+        "reversed",
         "enum", "datetime", "re", "decimal", "Fraction", "ValueError", "float", "list",
         "bool", "None", "True", "False", "math", "isinstance", "tuple", "zip", "OverflowError",
         "_int_of", "_str_of", "_real_eq", "_real_lt", "_real_le", "_real_in", "_real_count",
@@ -369,6 +372,25 @@ class Translator(ExprVisitor[Py]):
         ty = b.ty.elem if isinstance(b.ty, TList) else STR
         return Py(f"{b.at(P_ATOM)}[{i.at(P_TEST)}]", P_ATOM, ty)
 
+    def visit_slice(self, n: Slice) -> Py:
+        """Python's own slice: the language's bounds mean what Python's do."""
+        b = self.visit(n.base)
+        lo = "" if n.lo is None else self.py(n.lo)
+        hi = "" if n.hi is None else self.py(n.hi)
+        return Py(f"{b.at(P_ATOM)}[{lo}:{hi}]", P_ATOM, b.ty)
+
+    def visit_listcomp(self, n: ListComp) -> Py:
+        xs = self.visit(n.iterable)
+        elem = xs.ty.elem if isinstance(xs.ty, TList) else TAny()
+        var = self._bind(n.var, elem)
+        try:
+            cond = "" if n.cond is None else f" if {self.py(n.cond, P_OR)}"
+            body = self.visit(n.body)
+        finally:
+            self._unbind()
+        src = f"[{body.at(P_TEST)} for {var} in {xs.at(P_OR)}{cond}]"
+        return Py(src, P_ATOM, TList(body.ty))
+
     def visit_call(self, n: Call) -> Py:
         args = [self.visit(a) for a in n.args]
         f = n.func
@@ -394,6 +416,12 @@ class Translator(ExprVisitor[Py]):
             return Py(text, P_ATOM, INT)
         if f == "occurrences":
             return Py(f"{args[0].at(P_ATOM)}.count({args[1].at(P_TEST)})", P_ATOM, INT)
+        if f == "product":
+            text = f"{self.names.use('math')}.prod({args[0].at(P_TEST)})"
+            return Py(text, P_ATOM, _call_type("sum", [a.ty for a in args]))
+        if f == "reversed":
+            text = f"{self.names.use('list')}({self.names.use('reversed')}({args[0].at(P_TEST)}))"
+            return Py(text, P_ATOM, args[0].ty)
         raise Refuse(f"a call of {f}(...)")
 
 

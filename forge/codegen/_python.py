@@ -29,12 +29,14 @@ from derivative._ast import (
     IfExpr,
     Index,
     IntLit,
+    ListComp,
     ListLit,
     Name,
     Quantifier,
     Range,
     RealLit,
     Result,
+    Slice,
     StrLit,
     Unary,
 )
@@ -138,7 +140,7 @@ _RESERVED = frozenset(
         "tuple", "datetime", "decimal", "Fraction", "math", "re", "enum", "result", "self",
         "st", "settings", "given", "example", "reject", "pytest", "os", "sys", "pathlib",
         "importlib", "inp", "data", "True", "False", "None", "bool", "float", "isinstance",
-        "type", "zip",
+        "type", "zip", "reversed",
     }
 )  # fmt: skip
 
@@ -372,6 +374,29 @@ class PyCompiler(ExprVisitor[tuple[str, Ty]]):
         ty = tb.elem if isinstance(tb, TList) else STR
         return f"_index({b}, {i})", ty
 
+    def visit_slice(self, n: Slice) -> tuple[str, Ty]:
+        """Python's own slice (tuples and strings): negative and far bounds mean the same."""
+        b, tb = self.visit(n.base)
+        lo = "" if n.lo is None else self.visit(n.lo)[0]
+        hi = "" if n.hi is None else self.visit(n.hi)[0]
+        return f"{b}[{lo}:{hi}]", tb
+
+    def visit_listcomp(self, n: ListComp) -> tuple[str, Ty]:
+        """A tuple of Python's list comprehension (lists are tuples in the generated code)."""
+        xs, txs = self.visit(n.iterable)
+        elem = txs.elem if isinstance(txs, TList) else TAny()
+        saved = self.scope.get(n.var)
+        self.scope[n.var] = elem
+        try:
+            cond = "" if n.cond is None else f" if {self.visit(n.cond)[0]}"
+            body, tbody = self.visit(n.body)
+        finally:
+            if saved is None:
+                self.scope.pop(n.var, None)
+            else:
+                self.scope[n.var] = saved
+        return f"tuple([{body} for {pyname(n.var)} in {xs}{cond}])", TList(tbody)
+
     def visit_count(self, n: Count) -> tuple[str, Ty]:
         raise CompileError("count(...) is compiled with its invariant")
 
@@ -418,4 +443,10 @@ class PyCompiler(ExprVisitor[tuple[str, Ty]]):
             return f"{args[0][0]}.count({args[1][0]})", INT
         if f == "sorted":
             return f"tuple(sorted({args[0][0]}))", args[0][1]
+        if f == "product":
+            t = args[0][1]
+            elem = t.elem if isinstance(t, TList) else INT
+            return f"_product({args[0][0]})", REAL if isinstance(elem, TReal) else INT
+        if f == "reversed":
+            return f"tuple(reversed({args[0][0]}))", args[0][1]
         raise CompileError(f"unknown function {f!r}")

@@ -225,6 +225,13 @@ def _sum(xs: Iterable[Any]) -> Any:
     return acc
 
 
+def _product(xs: Iterable[Any]) -> Any:
+    acc = 1
+    for x in xs:
+        acc = _fin(acc * x)
+    return acc
+
+
 _PATTERNS: dict[str, re.Pattern[str]] = {}
 
 

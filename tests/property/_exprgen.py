@@ -34,8 +34,10 @@ on two ints; ``//``/``%`` also on reals; int/real mixing), ``and or implies iff`
 date, and on lists unless ``list_order`` is excluded; ``==``/``!=`` also on bool, enums
 and lists), ``in``/``not in`` on ranges (also ending a chain: ``a < i in LO..HI``),
 lists and strings, ``forall``/``exists`` over small ranges, ``all``/``any`` over lists,
-indexing of strings and lists, the built-ins ``len abs min max sum int str matches
-startswith endswith contains occurrences sorted``, and date arithmetic (``date ± int``,
+indexing and slicing of strings and lists, list comprehensions (with and without a
+condition; ``count(C for x in xs)`` as ``len([x for x in xs if C])``), the built-ins ``len
+abs min max sum product int str matches startswith endswith contains occurrences sorted
+reversed``, and date arithmetic (``date ± int``,
 ``int + date``, ``date - date``).  Bound variables are ``k``/``m`` (quantifiers) and
 ``e``/``f`` (generators) or, half the time, an existing name of the same type, so
 shadowing is exercised.
@@ -74,11 +76,13 @@ from derivative._ast import (
     IfExpr,
     Index,
     IntLit,
+    ListComp,
     ListLit,
     Name,
     Quantifier,
     Range,
     RealLit,
+    Slice,
     StrLit,
     Unary,
     make_binop,
@@ -152,6 +156,8 @@ FEATURES: Final = frozenset(
         # built-ins
         "len", "abs", "min", "max", "sum", "int", "str", "matches", "startswith",
         "endswith", "contains", "occurrences", "sorted",
+        # list built-ins of issue 16: slices, comprehensions (and count), product, reversed
+        "slice", "listcomp", "product", "reversed",
         # families
         "dates", "reals", "mixed", "lists", "enums", "list_order",
     }
@@ -359,6 +365,8 @@ class _Builder:
                 ("int", call("int", STR)),
                 ("index lists", lambda: Index(base=sub(TList(INT)), index=sub(INT))),
                 ("occurrences lists", self.occurrences(vars, depth)),
+                ("product lists", call("product", TList(INT))),
+                ("listcomp len lists", lambda: self.count(vars, depth)),
             ]
             out.append(("- dates", binop("-", DATE, DATE)))
         elif ty == REAL:
@@ -370,6 +378,7 @@ class _Builder:
                 ("min", self.extreme("min", REAL, vars, depth)),
                 ("max", self.extreme("max", REAL, vars, depth)),
                 ("sum lists", call("sum", TList(REAL))),
+                ("product lists", call("product", TList(REAL))),
                 ("index lists", lambda: Index(base=sub(TList(REAL)), index=sub(INT))),
             ]
             for mop in _MIXED_OPS:
@@ -397,6 +406,7 @@ class _Builder:
                 ("+", binop("+", STR, STR)),
                 ("str", call("str", INT)),
                 ("index", lambda: Index(base=sub(STR), index=sub(INT))),
+                ("slice", lambda: self.slice(sub(STR), vars, depth)),
                 ("index lists", lambda: Index(base=sub(TList(STR)), index=sub(INT))),
                 ("min", self.extreme("min", STR, vars, depth)),
                 ("max", self.extreme("max", STR, vars, depth)),
@@ -417,7 +427,38 @@ class _Builder:
             ]
             if elem in _ORDERED_ELEMS:
                 out.append(("sorted", call("sorted", ty)))
+            out += [
+                ("slice", lambda: self.slice(sub(ty), vars, depth)),
+                ("reversed", call("reversed", ty)),
+                ("listcomp", lambda: self.listcomp(elem, vars, depth)),
+            ]
         return out
+
+    def slice(self, base_expr: Expr, vars: Mapping[str, Ty], depth: int) -> Expr:
+        """``base[lo:hi]`` with either bound left out a third of the time each."""
+        lo, hi = (
+            None if self.draw(st.integers(0, 2)) == 0 else self.expr(INT, vars, depth)
+            for _ in range(2)
+        )
+        return Slice(base=base_expr, lo=lo, hi=hi)
+
+    def listcomp(self, item: Ty, vars: Mapping[str, Ty], depth: int) -> Expr:
+        """``[E for x in xs]`` or ``[E for x in xs if C]`` with items of type ``item``."""
+        elem = self.choose(self.list_elems(vars))
+        iterable = self.expr(TList(elem), vars, depth)
+        var = self.binder(("e", "f"), elem, vars)
+        inner = {**vars, var: elem}
+        cond = self.expr(BOOL, inner, depth) if self.draw(st.booleans()) else None
+        return ListComp(body=self.expr(item, inner, depth), var=var, iterable=iterable, cond=cond)
+
+    def count(self, vars: Mapping[str, Ty], depth: int) -> Expr:
+        """``count(C for x in xs)`` as the parser builds it: ``len([x for x in xs if C])``."""
+        elem = self.choose(self.list_elems(vars))
+        iterable = self.expr(TList(elem), vars, depth)
+        var = self.binder(("e", "f"), elem, vars)
+        cond = self.expr(BOOL, {**vars, var: elem}, depth)
+        keep = ListComp(body=Name(id=var), var=var, iterable=iterable, cond=cond)
+        return Call(func="len", args=(keep,))
 
     def sized(self, vars: Mapping[str, Ty], depth: int) -> Expr:
         """A string or list expression (for ``len``)."""

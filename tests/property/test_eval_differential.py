@@ -21,6 +21,8 @@ instead of skipping the construct (each difference is covered by unit tests):
 - ``implies`` — ``(not A) or B``; ``iff`` — ``A == B``; ``x in LO..HI`` —
   ``x in range(LO, HI + 1)``; ``forall``/``exists`` — ``all``/``any`` over that range;
   ``sorted`` — ``tuple(sorted(...))``; ``occurrences(xs, v)`` — ``xs.count(v)``;
+  ``reversed`` — ``tuple(reversed(...))``; ``product`` — ``math.prod``; a slice is
+  Python's own slice and a comprehension ``tuple([...])`` of Python's own;
 - ``//`` on reals gives a Fraction here and an ``int`` in Python: results are compared
   as numbers, and separately checked to conform to the expression's type.
 
@@ -30,6 +32,7 @@ cover them).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta
@@ -53,11 +56,13 @@ from derivative._ast import (
     IfExpr,
     Index,
     IntLit,
+    ListComp,
     ListLit,
     Name,
     Quantifier,
     Range,
     RealLit,
+    Slice,
     StrLit,
     Unary,
     make_binop,
@@ -119,6 +124,7 @@ HELPERS: dict[str, object] = {
     "_D": date.fromisoformat,
     "_E": EnumValue,
     "_re": re,
+    "_math": math,
 }
 
 
@@ -199,6 +205,15 @@ class ToPython(ExprVisitor[str]):
         xs, body = self.visit(n.iterable), self.visit(n.body)
         return f"{n.func}({body} for {n.var} in {xs})"
 
+    def visit_slice(self, n: Slice) -> str:
+        lo = "" if n.lo is None else self.visit(n.lo)
+        hi = "" if n.hi is None else self.visit(n.hi)
+        return f"{self.visit(n.base)}[{lo}:{hi}]"
+
+    def visit_listcomp(self, n: ListComp) -> str:
+        cond = "" if n.cond is None else f" if {self.visit(n.cond)}"
+        return f"tuple([{self.visit(n.body)} for {n.var} in {self.visit(n.iterable)}{cond}])"
+
     def visit_index(self, n: Index) -> str:
         return f"{self.visit(n.base)}[_nonneg({self.visit(n.index)})]"
 
@@ -207,6 +222,8 @@ class ToPython(ExprVisitor[str]):
         special = {
             "int": lambda: f"int(_digits({a[0]}))",
             "sorted": lambda: f"tuple(sorted({a[0]}))",
+            "reversed": lambda: f"tuple(reversed({a[0]}))",
+            "product": lambda: f"_math.prod({a[0]})",
             "occurrences": lambda: f"{a[0]}.count({a[1]})",
             "contains": lambda: f"({a[1]} in {a[0]})",
             "startswith": lambda: f"{a[0]}.startswith({a[1]})",

@@ -19,7 +19,7 @@ from derivative.grammar import RESERVED, parse_text
 NAMES = st.sampled_from(["x", "y", "n", "xs", "s", "date", "all", "k_1", "Int"]).filter(
     lambda n: n not in RESERVED
 )
-FUNCS = st.sampled_from(["len", "f", "max", "matches", "min"])
+FUNCS = st.sampled_from(["len", "f", "max", "matches", "min", "product", "reversed"])
 
 
 def _real(whole: int, frac: str) -> A.RealLit:
@@ -90,6 +90,10 @@ def _extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
                   st.sampled_from(["reset", "issue"]), st.none() | children,
                   st.none() | st.sampled_from(["token", "user"])),
         st.builds(lambda items: A.ListLit(items=tuple(items)), st.lists(children, max_size=3)),
+        st.builds(lambda b, lo, hi: A.Slice(base=b, lo=lo, hi=hi), children,
+                  st.none() | children, st.none() | children),
+        st.builds(lambda b, v, it, c: A.ListComp(body=b, var=v, iterable=it, cond=c),
+                  children, NAMES, children, st.none() | children),
     )
 
 

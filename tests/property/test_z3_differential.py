@@ -20,7 +20,7 @@ import z3
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from derivative._ast import BinOp, Call, Expr, IfExpr, Index, ListLit
+from derivative._ast import BinOp, Call, Expr, IfExpr, Index, ListComp, ListLit, Slice
 from derivative._eval import Evaluator
 from derivative._regex import RNode, node_to_python
 from derivative._types import BOOL, DATE, INT, REAL, STR, TBool, TList, Ty
@@ -130,8 +130,12 @@ def _untyped_empty(n: Expr) -> bool:
         return _untyped_empty(n.then) and _untyped_empty(n.orelse)
     if isinstance(n, BinOp):
         return n.op == "+" and all(_untyped_empty(o) for o in n.operands)
-    if isinstance(n, Call) and n.func == "sorted":
+    if isinstance(n, Call) and n.func in ("sorted", "reversed"):
         return _untyped_empty(n.args[0])
+    if isinstance(n, Slice):
+        return _untyped_empty(n.base)
+    if isinstance(n, ListComp):
+        return _untyped_empty(n.iterable)
     return False
 
 

@@ -111,6 +111,11 @@ function keywords(class: int, lambda: int, len: int) -> int
 function pick(names: list[str], i: int in 0..1) -> str
     ensures: result == NAMES[i] + (if i < len(names) then names[i] else "")
 
+function lists(xs: list[int], k: int in -6..6, s: str) -> list[int]
+    ensures: result == xs[k:] + xs[:k] + reversed(xs[-2:]) + [
+        product(xs[1:3]), count(x > k for x in xs), len(s[k:])] + [
+        x * 2 for x in xs if x % 3 != 0]
+
 function mm(a: real, b: real) -> real
     ensures: result == max(a, b) - min(a, b) * 2.25
 

@@ -100,6 +100,9 @@ SAMPLES: dict[str, str] = {
     "contains": 'contains("abc", "b")',
     "occurrences": "occurrences([1, 2, 1], 1)",
     "sorted": "sorted([2, 1])",
+    # list built-ins (issue 16 item 2)
+    "product": "product([2, 3])",
+    "reversed": "reversed([1, 2])",
 }
 """One well-typed call of each built-in, with literal arguments."""
 
