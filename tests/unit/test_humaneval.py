@@ -88,7 +88,22 @@ def test_correct_implementation_passes(case: str) -> None:
     assert evidence.status == "passed"
 
 
-@pytest.mark.parametrize("case", CASES)
+ENGINE_MISSES = {
+    "filter_prefix": "the engine's strings rarely hold the prefix past their start, so "
+    "`prefix in s` in place of `startswith(s, prefix)` goes unseen (issue L)",
+}
+"""Wrong implementations the engine does not catch yet: strict xfails, so that a fix shows."""
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=ENGINE_MISSES[c]))
+        if c in ENGINE_MISSES
+        else c
+        for c in CASES
+    ],
+)
 def test_wrong_implementation_is_caught(case: str) -> None:
     text = (CATALOGUE / case / "wrong.py").read_text(encoding="utf-8")
     match = EXPECT_FAIL.search(text)
