@@ -17,9 +17,9 @@ from derivative._types import BOOL, INT, REAL, STR, TAny, TDate, TInt, TList, TR
 from derivative._types import join_base as join
 
 from ._smt_aux import lt_term, sort_tag
-from ._smt_expr import SmtExpressions
 from ._smt_sorts import plain, regex_term, sort_of
 from ._smt_syntax import EncodingError, SmtTerm, and_, symbol
+from ._smt_text import SmtText
 
 _STRING_TESTS: Final = {"startswith": "str.prefixof", "endswith": "str.suffixof"}
 _DIGITS: Final = '(re.+ (re.range "0" "9"))'
@@ -39,10 +39,18 @@ _BUILTIN_CALLS: Final = {
     "contains": "_call_string_test",
     "occurrences": "_call_occurrences",
     "sorted": "_call_sorted",
+    # text built-ins (_smt_text)
+    "lower": "_call_case",
+    "upper": "_call_case",
+    "strip": "_call_strip",
+    "split": "_call_split",
+    "join": "_call_join",
+    "ord": "_call_ord",
+    "chr": "_call_chr",
 }
 
 
-class SmtCalls(SmtExpressions):
+class SmtCalls(SmtText):
     """Calls of built-ins and of the core's own function (see ``_smtlib.SmtEncoder``)."""
 
     def _enc_call(self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:

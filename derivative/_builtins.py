@@ -30,6 +30,14 @@ BUILTIN_FUNCTIONS: Final[dict[str, tuple[int, int | None, str]]] = {
     "contains": (2, 2, "contains(s, p)"),
     "occurrences": (2, 2, "occurrences(xs, v)"),
     "sorted": (1, 1, "sorted(xs)"),
+    # text built-ins (ASCII case and white space; docs/language.md §7.5)
+    "lower": (1, 1, "lower(s)"),
+    "upper": (1, 1, "upper(s)"),
+    "strip": (1, 1, "strip(s)"),
+    "split": (2, 2, "split(s, sep)"),
+    "join": (2, 2, "join(sep, xs)"),
+    "ord": (1, 1, "ord(c)"),
+    "chr": (1, 1, "chr(n)"),
 }
 """Built-in functions of docs/language.md §7.5 (``all``/``any`` are generator forms, and
 ``date("...")`` is a literal, so neither is here)."""

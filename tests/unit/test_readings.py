@@ -100,6 +100,14 @@ SAMPLES: dict[str, str] = {
     "contains": 'contains("abc", "b")',
     "occurrences": "occurrences([1, 2, 1], 1)",
     "sorted": "sorted([2, 1])",
+    # text built-ins
+    "lower": 'lower("AbC")',
+    "upper": 'upper("AbC")',
+    "strip": 'strip(" a ")',
+    "split": 'split("a,b", ",")',
+    "join": 'join(",", ["a", "b"])',
+    "ord": 'ord("a")',
+    "chr": "chr(97)",
 }
 """One well-typed call of each built-in, with literal arguments."""
 
