@@ -35,8 +35,11 @@ date, and on lists unless ``list_order`` is excluded; ``==``/``!=`` also on bool
 and lists), ``in``/``not in`` on ranges (also ending a chain: ``a < i in LO..HI``),
 lists and strings, ``forall``/``exists`` over small ranges, ``all``/``any`` over lists,
 indexing of strings and lists, the built-ins ``len abs min max sum int str matches
-startswith endswith contains occurrences sorted``, and date arithmetic (``date ± int``,
-``int + date``, ``date - date``).  Bound variables are ``k``/``m`` (quantifiers) and
+startswith endswith contains occurrences sorted``, ``**`` (exponents small: a literal
+from -1 to 5 or ``E % 5``, so sometimes negative, i.e. undefined), the text built-ins
+``lower upper strip split join ord chr`` (their string arguments are, half the time,
+literals over ``TEXT_ALPHABET``; ``ord``'s often one character ``s[k]``), and date
+arithmetic (``date ± int``, ``int + date``, ``date - date``).  Bound variables are ``k``/``m`` (quantifiers) and
 ``e``/``f`` (generators) or, half the time, an existing name of the same type, so
 shadowing is exercised.
 
@@ -109,6 +112,7 @@ __all__ = [
     "DEFAULT_VARS",
     "FEATURES",
     "PATTERNS",
+    "TEXT_ALPHABET",
     "envs",
     "exprs_with_envs",
     "typed_exprs",
@@ -138,6 +142,11 @@ ALPHABET: Final = "ab09 -+_\n\u0663é"
 differs from the language's (space, sign, underscore, ARABIC-INDIC DIGIT THREE), a
 newline (``.`` does not match it) and a non-ASCII letter."""
 
+TEXT_ALPHABET: Final = "aZAz@[`{ \t\x0b\r,É"
+"""Characters of the text built-ins' literal arguments: letters of both cases, the
+characters next to ``A-Z``/``a-z`` in ASCII, ASCII white space, a separator and a
+non-ASCII capital (which ``lower`` leaves alone)."""
+
 PATTERNS: Final = ("[ab]*", "a+b?", "(ab|0)*", "[0-9]+", ".*9", "[^a]{1,2}", "")
 
 REAL_LITERALS: Final = ("0.5", "0.25", "1.75", "2.5", "0.1", "3.125", "10.5")
@@ -152,6 +161,8 @@ FEATURES: Final = frozenset(
         # built-ins
         "len", "abs", "min", "max", "sum", "int", "str", "matches", "startswith",
         "endswith", "contains", "occurrences", "sorted",
+        # ** and the text built-ins
+        "**", "lower", "upper", "strip", "split", "join", "ord", "chr",
         # families
         "dates", "reals", "mixed", "lists", "enums", "list_order",
     }
@@ -210,7 +221,7 @@ def envs(vars: Mapping[str, Ty], *, floats: bool = False) -> st.SearchStrategy[d
 _Option = tuple[str, Callable[[], Expr]]
 """(space-separated features it needs, maker)."""
 
-_BinOpName: TypeAlias = Literal["+", "-", "*", "/", "//", "%"]
+_BinOpName: TypeAlias = Literal["+", "-", "*", "/", "//", "%", "**"]
 _BoolOpName: TypeAlias = Literal["and", "or", "implies", "iff"]
 _INT_OPS: Final[tuple[_BinOpName, ...]] = ("+", "-", "*", "//", "%")
 _REAL_OPS: Final[tuple[_BinOpName, ...]] = ("+", "-", "*", "/", "//", "%")
@@ -359,6 +370,8 @@ class _Builder:
                 ("int", call("int", STR)),
                 ("index lists", lambda: Index(base=sub(TList(INT)), index=sub(INT))),
                 ("occurrences lists", self.occurrences(vars, depth)),
+                ("**", lambda: self.power(INT, vars, depth)),
+                ("ord", lambda: Call(func="ord", args=(self.char(vars, depth),))),
             ]
             out.append(("- dates", binop("-", DATE, DATE)))
         elif ty == REAL:
@@ -371,6 +384,7 @@ class _Builder:
                 ("max", self.extreme("max", REAL, vars, depth)),
                 ("sum lists", call("sum", TList(REAL))),
                 ("index lists", lambda: Index(base=sub(TList(REAL)), index=sub(INT))),
+                ("**", lambda: self.power(REAL, vars, depth)),
             ]
             for mop in _MIXED_OPS:
                 out.append((f"{mop} mixed", binop(mop, INT, REAL)))
@@ -400,7 +414,12 @@ class _Builder:
                 ("index lists", lambda: Index(base=sub(TList(STR)), index=sub(INT))),
                 ("min", self.extreme("min", STR, vars, depth)),
                 ("max", self.extreme("max", STR, vars, depth)),
-            ]
+                *[(f, self.text_call(f, vars, depth)) for f in ("lower", "upper", "strip")],
+                ("join lists", lambda: Call(
+                    func="join", args=(self.text(vars, depth), sub(TList(STR)))
+                )),
+                ("chr", call("chr", INT)),
+            ]  # fmt: skip
         elif ty == DATE:
             out += [
                 ("+", binop("+", DATE, INT)),
@@ -417,7 +436,42 @@ class _Builder:
             ]
             if elem in _ORDERED_ELEMS:
                 out.append(("sorted", call("sorted", ty)))
+            if elem == STR:
+                out.append(("split", lambda: Call(
+                    func="split", args=(self.text(vars, depth), self.separator(vars, depth))
+                )))  # fmt: skip
         return out
+
+    def text(self, vars: Mapping[str, Ty], depth: int) -> Expr:
+        """A string argument of a text built-in: any string expression, or as often a
+        literal over ``TEXT_ALPHABET`` (upper case and white space are rare otherwise)."""
+        if self.draw(st.booleans()):
+            return StrLit(value=self.draw(st.text(TEXT_ALPHABET, max_size=4)))
+        return self.expr(STR, vars, depth)
+
+    def separator(self, vars: Mapping[str, Ty], depth: int) -> Expr:
+        """``split``'s separator: often one that occurs in generated strings."""
+        if self.draw(st.booleans()):
+            return StrLit(value=self.draw(st.sampled_from([",", " ", "a", "ab"])))
+        return self.text(vars, depth)
+
+    def text_call(self, func: str, vars: Mapping[str, Ty], depth: int) -> Callable[[], Expr]:
+        return lambda: Call(func=func, args=(self.text(vars, depth),))
+
+    def char(self, vars: Mapping[str, Ty], depth: int) -> Expr:
+        """``ord``'s argument: often one character ``s[k]``, else any string."""
+        if self.on("index") and self.draw(st.booleans()):
+            k = _lit_int(self.draw(st.integers(0, 2)))
+            return Index(base=self.text(vars, depth), index=k)
+        return self.text(vars, depth)
+
+    def power(self, ty: Ty, vars: Mapping[str, Ty], depth: int) -> Expr:
+        """``base ** n`` with a small exponent: a literal in -1..5, or ``E % 5``."""
+        if self.on("%") and self.draw(st.booleans()):
+            n = make_binop("%", (self.expr(INT, vars, depth), IntLit(value=5)))
+        else:
+            n = _lit_int(self.draw(st.integers(-1, 5)))
+        return make_binop("**", (self.expr(ty, vars, depth), n))
 
     def sized(self, vars: Mapping[str, Ty], depth: int) -> Expr:
         """A string or list expression (for ``len``)."""
