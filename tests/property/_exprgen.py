@@ -40,8 +40,8 @@ from -1 to 5 or ``E % 5``, so sometimes negative, i.e. undefined), the text buil
 ``lower upper strip split join ord chr`` (their string arguments are, half the time,
 literals over ``TEXT_ALPHABET``; ``ord``'s often one character ``s[k]``), and date
 arithmetic (``date ± int``, ``int + date``, ``date - date``).  Bound variables are
-``k``/``m`` (quantifiers) and ``e``/``f`` (generators) or, half the time, an existing name of the same type, so
-shadowing is exercised.
+``k``/``m`` (quantifiers) and ``e``/``f`` (generators) or, half the time, an existing
+name of the same type, so shadowing is exercised.
 
 ``DEFAULT_VARS`` has names of every type (enum ``COLOR``); ``FEATURES`` lists what
 ``exclude`` accepts.  Import it as ``_exprgen`` (pytest puts ``tests/property`` on the
