@@ -252,9 +252,15 @@ class CallChecks(ExprCheckerBase):
 
     def _builtin_join(self, node: Call, args: list[Ty]) -> Ty:
         sep, xs = args
+        if isinstance(sep, TList) and isinstance(xs, TStr):
+            self.err(
+                node.args[0],
+                f"join() needs a str separator, not {sep.show()}",
+                "write join(sep, xs): the separator first",
+            )
+            return STR
         if not is_str(sep):
-            hint = "write join(sep, xs): the separator first" if isinstance(sep, TList) else None
-            self.err(node.args[0], f"join() needs a str separator, not {sep.show()}", hint)
+            self.err(node.args[0], f"join() needs a str separator, not {sep.show()}")
         if not (isinstance(xs, TAny) or (isinstance(xs, TList) and is_str(xs.elem))):
             self.err(node.args[1], f"join() needs a list[str], not {xs.show()}")
         return STR

@@ -116,18 +116,20 @@ def _split_fun() -> Z:
     def make() -> Z:
         s_sort = z3.StringSort(ctx())
         seq = z3.SeqSort(s_sort)
-        f = z3.RecFunction(fresh_name("split"), s_sort, s_sort, seq)
+        f = z3.RecFunction(fresh_name("split"), s_sort, s_sort, z3.IntSort(ctx()), seq)
         s, sep = z3.Const("s", s_sort), z3.Const("sep", s_sort)
-        i = z3.IndexOf(s, sep, 0)
-        piece = z3.Unit(z3.SubString(s, 0, i))
-        # The rest after the separator (an over-long extract stops at the end).  Tested
-        # with ``IndexOf < 0`` rather than ``Contains``: Z3 finds strings that split to
-        # a given list far more easily that way.
-        more = z3.Concat(piece, f(z3.SubString(s, i + z3.Length(sep), z3.Length(s)), sep))
+        i = z3.Int("i", ctx())
+        # The pieces of s from position i on: walking one string by index, as the
+        # SMT-LIB helper does.  (A definition that recursed on the rest of the string
+        # sent Z3's rewriter into an endless loop on a constant ending in a separator,
+        # "a,", while it asserted the formula, past every resource limit.)
+        j = z3.IndexOf(s, sep, i)
+        last = z3.Unit(z3.SubString(s, i, z3.Length(s) - i))
+        more = z3.Concat(z3.Unit(z3.SubString(s, i, j - i)), f(s, sep, j + z3.Length(sep)))
         # An empty separator is undefined (the caller's guard); the definition
         # answers [] there so that it never unfolds forever.
-        body = z3.If(z3.Length(sep) == 0, z3.Empty(seq), z3.If(i < 0, z3.Unit(s), more))
-        z3.RecAddDefinition(f, [s, sep], body)
+        body = z3.If(z3.Length(sep) == 0, z3.Empty(seq), z3.If(j < 0, last, more))
+        z3.RecAddDefinition(f, [s, sep, i], body)
         return f
 
     return _defined_once("text.split", make)
@@ -226,7 +228,8 @@ class TextCalls(EncoderBase):
     def _call_split(self, n: Call, args: list[Term], d: Z) -> Term:
         s = self._string_arg(n, args[0])
         sep = self._string_arg(n, args[1])
-        return Term(_split_fun()(s, sep), conj(d, z3.Length(sep) > 0), TList(STR))
+        zero = z3.IntVal(0, ctx())
+        return Term(_split_fun()(s, sep, zero), conj(d, z3.Length(sep) > 0), TList(STR))
 
     def _call_join(self, n: Call, args: list[Term], d: Z) -> Term:
         sep = self._string_arg(n, args[0])
