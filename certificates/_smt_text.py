@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from derivative._ast import BinOp, Call, IntLit
-from derivative._types import INT, REAL, STR, TInt, TList, TReal, TStr, Ty
+from derivative._types import INT, REAL, STR, TAny, TInt, TList, TReal, TStr, Ty
 
 from ._smt_expr import SmtExpressions
 from ._smt_sorts import plain
@@ -77,7 +77,11 @@ class SmtText(SmtExpressions):
     def _call_join(self, e: Call, bound: Bound, want: Ty | None) -> SmtTerm:
         sep = self._string(e, 0, bound)
         xs = self._enc(e.args[1], bound, TList(STR))
-        if not (isinstance(xs.ty, TList) and isinstance(plain(xs.ty.elem), TStr)):
+        if not isinstance(xs.ty, TList):
+            raise EncodingError(f"join() of a {xs.ty.show()}")
+        if isinstance(plain(xs.ty.elem), TAny):  # a list that can only be []
+            return SmtTerm(and_(sep.defined, xs.defined), '""', STR)
+        if not isinstance(plain(xs.ty.elem), TStr):
             raise EncodingError(f"join() of a {xs.ty.show()}")
         self.aux.add(("join", ""))
         return SmtTerm(

@@ -23,7 +23,7 @@ from collections.abc import Callable
 import z3
 
 from derivative._ast import Call
-from derivative._types import INT, STR, TInt, TList, TReal, TStr, Ty, base
+from derivative._types import INT, STR, TAny, TInt, TList, TReal, TStr, Ty, base
 
 from ._encode_base import EncoderBase
 from ._terms import Term, coerce, const_items, is_num
@@ -236,7 +236,8 @@ class TextCalls(EncoderBase):
         xs_t = args[1]
         if not isinstance(xs_t.ty, TList):
             raise Unsupported(f"join() of {xs_t.ty.show()}")
-        if xs_t.value is None:  # the literal []
+        if xs_t.value is None or isinstance(xs_t.ty.elem, TAny):
+            # [] (or a list that can only be []: its items have no type)
             return Term(str_val(""), d, STR)
         xs = coerce(xs_t, TList(STR))
         items = const_items(xs)

@@ -141,6 +141,7 @@ CASES: list[tuple[str, Any, Ty]] = [
     ('split(s, "")', UNDEFINED, TList(STR)),
     ("join(t, ys)", "a,,b,c", STR),
     ('join("-", [])', "", STR),
+    ("join(t, [[]][0])", "", STR),
     ('join(t, split("a,b", t))', "a,b", STR),
     # ord of one character only; chr of 0..0x2FFFF only
     ("ord(s[1])", 65, INT),
