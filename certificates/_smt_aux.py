@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Final
 
 from ._smt_syntax import EncodingError
+from ._smt_text_aux import TEXT_AUX_ORDER, text_aux_definitions
 
 # --------------------------------------------------------------------------- helpers (aux)
 
@@ -102,9 +103,12 @@ def aux_definitions(key: tuple[str, str]) -> list[str]:
             f"(ite {done} (as seq.empty {seq}) "
             f"(|py.insert.{tag}| {head} (|py.sorted.{tag}| xs {nxt}) 0)))",
         ]
+    if kind in TEXT_AUX_ORDER:
+        return text_aux_definitions(kind, sort)
     raise EncodingError(f"unknown helper {kind}")
 
 
 AUX_ORDER: Final = (
-    "div", "mod", "rdiv", "rmod", "sum", "product", "max", "min", "occ", "sorted", "reversed"
+    *("div", "mod", "rdiv", "rmod", "sum", "product", "max", "min", "occ", "sorted", "reversed"),
+    *TEXT_AUX_ORDER,
 )

@@ -20,6 +20,7 @@ from ._smt_aux import lt_term, sort_tag
 from ._smt_lists import SmtLists
 from ._smt_sorts import plain, regex_term, sort_of
 from ._smt_syntax import EncodingError, SmtTerm, and_, symbol
+from ._smt_text import SmtText
 
 _STRING_TESTS: Final = {"startswith": "str.prefixof", "endswith": "str.suffixof"}
 _DIGITS: Final = '(re.+ (re.range "0" "9"))'
@@ -41,10 +42,18 @@ _BUILTIN_CALLS: Final = {
     "sorted": "_call_sorted",
     "product": "_call_product",
     "reversed": "_call_reversed",
+    # text built-ins (_smt_text)
+    "lower": "_call_case",
+    "upper": "_call_case",
+    "strip": "_call_strip",
+    "split": "_call_split",
+    "join": "_call_join",
+    "ord": "_call_ord",
+    "chr": "_call_chr",
 }
 
 
-class SmtCalls(SmtLists):
+class SmtCalls(SmtLists, SmtText):
     """Calls of built-ins and of the core's own function (see ``_smtlib.SmtEncoder``)."""
 
     def _enc_call(self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:

@@ -91,6 +91,10 @@ class SmtExpressions(SmtTyping):
             return f"(as seq.empty {sort_of(ty)})"
         return {"Int": "0", "Real": "0.0", "String": '""', "Bool": "false"}[sort_of(ty)]
 
+    def _power(self, e: BinOp, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
+        """``a ** n``: in ``_smt_text.SmtText``, which extends this class."""
+        raise EncodingError("** is encoded by _smt_text")
+
     def _fresh_symbol(self, stem: str) -> str:
         self._fresh += 1
         return f"|{stem}!{self._fresh}|"
@@ -211,6 +215,8 @@ class SmtExpressions(SmtTyping):
         return SmtTerm(a.defined, f"(- {a.value})", a.ty)
 
     def _enc_binop(self, e: BinOp, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
+        if e.op == "**":
+            return self._power(e, bound, want)
         if len(e.operands) == 2:
             return self._binary(e, bound, want)
         return self._run(e, bound, want)

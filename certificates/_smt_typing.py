@@ -154,8 +154,12 @@ class SmtTyping:
 
     def _call_type(self, e: Call, bound: Mapping[str, tuple[str, Ty]]) -> Ty:
         f = e.func
-        if f in ("len", "occurrences", "int"):
+        if f in ("len", "occurrences", "int", "ord"):
             return INT
+        if f in ("lower", "upper", "strip", "join", "chr"):
+            return STR
+        if f == "split":
+            return TList(STR)
         if f in ("matches", "startswith", "endswith", "contains"):
             return BOOL
         if f == "str":

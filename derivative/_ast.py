@@ -311,7 +311,7 @@ class Unary(ExprNode):
     operand: Expr
 
 
-ArithOp: TypeAlias = Literal["+", "-", "*", "/", "//", "%"]
+ArithOp: TypeAlias = Literal["+", "-", "*", "/", "//", "%", "**"]
 LogicOp: TypeAlias = Literal["and", "or", "implies", "iff"]
 
 CHAIN_OPS: frozenset[str] = frozenset({"+", "*", "and", "or"})
@@ -325,7 +325,8 @@ class BinOp(ExprNode):
     so a sum of a thousand terms is as shallow as a sum of two, and every reading walks it
     in a loop.  The run is folded from the left, exactly as Python does, because ``+`` is
     not associative on every type (dates leave the calendar at a step, floats round at each
-    step).  ``-``, ``/``, ``//`` and ``%`` have exactly two operands.  Built by
+    step).  ``-``, ``/``, ``//``, ``%`` and ``**`` have exactly two operands
+    (``**`` groups to the right: ``a ** b ** c`` is ``a ** (b ** c)``).  Built by
     ``make_binop``, a ``+``/``*`` node never has the same run as its first operand.
     """
 

@@ -33,6 +33,14 @@ BUILTIN_FUNCTIONS: Final[dict[str, tuple[int, int | None, str]]] = {
     # list built-ins of issue 16 (slicing and comprehensions are syntax, not names)
     "product": (1, 1, "product(xs)"),
     "reversed": (1, 1, "reversed(xs)"),
+    # text built-ins (ASCII case and white space; docs/language.md §7.5)
+    "lower": (1, 1, "lower(s)"),
+    "upper": (1, 1, "upper(s)"),
+    "strip": (1, 1, "strip(s)"),
+    "split": (2, 2, "split(s, sep)"),
+    "join": (2, 2, "join(sep, xs)"),
+    "ord": (1, 1, "ord(c)"),
+    "chr": (1, 1, "chr(n)"),
 }
 """Built-in functions of docs/language.md §7.5 (``all``/``any`` are generator forms, and
 ``date("...")`` is a literal, so neither is here)."""

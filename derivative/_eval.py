@@ -79,6 +79,7 @@ from types import MappingProxyType
 from typing import Final, cast
 
 from derivative import _evalops as ops
+from derivative import _evaltext as text
 from derivative._ast import (
     BinOp,
     BoolLit,
@@ -185,7 +186,17 @@ _BUILTINS: Final[dict[str, _Builtin]] = {
     "sorted": lambda c, a: ops.sort_list(a[0]),
     "product": lambda c, a: ops.product(a[0]),
     "reversed": lambda c, a: ops.reverse(a[0]),
+    # text built-ins (derivative/_evaltext.py)
+    "lower": lambda c, a: text.lower(a[0]),
+    "upper": lambda c, a: text.upper(a[0]),
+    "strip": lambda c, a: text.strip(a[0]),
+    "split": lambda c, a: text.split(a[0], a[1]),
+    "join": lambda c, a: text.join(a[0], a[1]),
+    "ord": lambda c, a: text.code_of(a[0]),
+    "chr": lambda c, a: text.char_of(a[0]),
 }
+
+_BINOPS: Final = {**ops.BINOPS, "**": text.power}
 
 BUILTIN_NAMES: Final = frozenset(_BUILTINS)
 
@@ -307,7 +318,7 @@ class _Walker(ExprVisitor[Outcome]):
     def visit_binop(self, node: BinOp) -> Outcome:
         """Folded from the left, one step at a time, stopping at the first undefined step."""
         acc = self.visit(node.operands[0])
-        step = ops.BINOPS[node.op]
+        step = _BINOPS[node.op]
         for operand in node.operands[1:]:
             if isinstance(acc, _Undefined):
                 return acc

@@ -14,7 +14,9 @@ Binding strength, loosest first, mirrors docs/language.md §7 and the grammar:
 5     ``or``            6  ``and``            7  ``not``
 8     comparisons (chains; ``in``/``not in``)
 9     ``+ -``           10 ``* / // %``       11 unary ``-``
-12    calls, indexing, ``Enum.member``, literals, names
+12    ``**`` (right-associative: its left operand binds at 13, its right one at 11,
+      so ``-a ** -b`` is ``-(a ** (-b))`` as in Python)
+13    calls, indexing, ``Enum.member``, literals, names
 ====  ==========================================================
 
 A quantifier sits where a ``not`` operand may sit, but because its body swallows
@@ -46,7 +48,7 @@ from derivative._ast import (
     Unary,
 )
 
-QUANT, IFF, IMPLIES, IF, OR, AND, NOT, CMP, ADD, MUL, UNARY, ATOM = range(1, 13)
+QUANT, IFF, IMPLIES, IF, OR, AND, NOT, CMP, ADD, MUL, UNARY, POW, ATOM = range(1, 14)
 
 _BINOP_LEVEL = {"+": ADD, "-": ADD, "*": MUL, "/": MUL, "//": MUL, "%": MUL}
 
@@ -140,6 +142,10 @@ def _show_unary(e: Unary, need: int, tail: bool) -> str:
 def _show_binop(e: BinOp, need: int, tail: bool) -> str:
     """``a op b op c``: the first operand binds at the operator's level (``a - b + c`` reads
     back as ``(a - b) + c``), every later one tighter (``a + (b + c)`` keeps its brackets)."""
+    if e.op == "**":
+        base, exponent = e.operands
+        text = f"{_show(base, ATOM, False)} ** {_show(exponent, UNARY, tail or need > POW)}"
+        return _wrap(text, POW, need)
     level = _BINOP_LEVEL[e.op]
     inner_tail = tail if level >= need else True
     parts = [_show(e.operands[0], level, False)]

@@ -15,7 +15,8 @@ tested in ``tests/unit/test_typecheck*.py``):
   other way.  ``bool`` is not a number.
 - ``+ - *`` on two ints give int, with a real operand real; ``/`` always gives real;
   ``//`` and ``%`` on two ints give int, with a real operand real (Python's floor
-  semantics, as the evaluator implements them).
+  semantics, as the evaluator implements them); ``a ** n`` needs an int ``n`` and keeps
+  ``a``'s type (int or real).
 - ``+`` concatenates ``str + str`` and ``list + list`` (element types must agree, an
   int list and a real list give a real list); ``*`` is numeric only (no repetition).
 - dates: ``date - date`` is int (days), ``date + int``, ``int + date`` and ``date - int``
@@ -40,7 +41,9 @@ tested in ``tests/unit/test_typecheck*.py``):
   *literal* in the supported regex subset (so it can be checked and encoded);
   ``startswith/endswith/contains(str, str) -> bool``; ``occurrences(list[T], T) -> int``
   (lists only; use ``contains`` for strings); ``sorted(list[T]) -> list[T]`` for an
-  ordered ``T``.  ``all(xs)``/``any(xs)`` without a generator are errors.
+  ordered ``T``; ``lower/upper/strip(str) -> str``; ``split(str, str) -> list[str]``;
+  ``join(str, list[str]) -> str``; ``ord(str) -> int``; ``chr(int) -> str``.
+  ``all(xs)``/``any(xs)`` without a generator are errors.
 - refinement types (``int in 0..9``, ``str matching "..."``) are their base type in
   expressions; a name (and ``result``) keeps its declared, refined type, the result of
   an operator or built-in is a base type.

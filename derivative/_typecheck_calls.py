@@ -246,3 +246,46 @@ class CallChecks(ExprCheckerBase):
             return t
         hint = "a string reversed is s[len(s) - 1 - i] for each i" if isinstance(t, TStr) else None
         return self.err(node.args[0], f"reversed() needs a list, not {t.show()}", hint)
+
+    # ------------------------------------------------------------------ text built-ins
+
+    def _text(self, node: Call, args: list[Ty], result: Ty) -> Ty:
+        """Every argument a str; the result ``result``."""
+        for a_node, t in zip(node.args, args, strict=True):
+            if not is_str(t):
+                self.err(a_node, f"{node.func}() needs a str, not {t.show()}")
+        return result
+
+    def _builtin_lower(self, node: Call, args: list[Ty]) -> Ty:
+        return self._text(node, args, STR)
+
+    def _builtin_upper(self, node: Call, args: list[Ty]) -> Ty:
+        return self._text(node, args, STR)
+
+    def _builtin_strip(self, node: Call, args: list[Ty]) -> Ty:
+        return self._text(node, args, STR)
+
+    def _builtin_split(self, node: Call, args: list[Ty]) -> Ty:
+        return self._text(node, args, TList(STR))
+
+    def _builtin_join(self, node: Call, args: list[Ty]) -> Ty:
+        sep, xs = args
+        if isinstance(sep, TList) and isinstance(xs, TStr):
+            self.err(
+                node.args[0],
+                f"join() needs a str separator, not {sep.show()}",
+                "write join(sep, xs): the separator first",
+            )
+            return STR
+        if not is_str(sep):
+            self.err(node.args[0], f"join() needs a str separator, not {sep.show()}")
+        if not (isinstance(xs, TAny) or (isinstance(xs, TList) and is_str(xs.elem))):
+            self.err(node.args[1], f"join() needs a list[str], not {xs.show()}")
+        return STR
+
+    def _builtin_ord(self, node: Call, args: list[Ty]) -> Ty:
+        return self._text(node, args, INT)
+
+    def _builtin_chr(self, node: Call, args: list[Ty]) -> Ty:
+        self._one(node, args[0], is_int(args[0]), "an int")
+        return STR

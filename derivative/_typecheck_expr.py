@@ -103,6 +103,10 @@ def _arith(op: str, a: Ty, b: Ty) -> Ty | None:
         if isinstance(a, TDate) and isinstance(b, TInt):
             return DATE
         return None
+    if op == "**":
+        # int ** int is an int, real ** int a real; a real exponent has no exact
+        # value (2 ** 0.5), so it is not part of the language.
+        return base(a) if num_a and isinstance(b, TInt) else None
     if not (num_a and num_b):
         return None
     if op == "/":
@@ -237,6 +241,8 @@ class ExprChecker(CallChecks):
             hint = "convert numbers with str(n), strings with int(s)"
         elif node.op == "*" and isinstance(a, (TStr, TList)):
             hint = "`*` is numeric only (no repetition)"
+        elif node.op == "**" and is_num(a) and is_num(b):
+            hint = "the exponent of `**` must be an int (a real exponent has no exact value)"
         message = f"operator `{node.op}` cannot combine {a.show()} and {b.show()}"
         return self.err(node, message, hint)
 

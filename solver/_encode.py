@@ -25,7 +25,7 @@ Anything that cannot be encoded exactly raises ``Unsupported``.
 The encoder is one class assembled from construct families, one module each: this
 module (leaves, operators, comparisons), ``_encode_quant`` (quantifiers and
 generators), ``_encode_calls`` (indexing and built-in calls), ``_encode_lists``
-(slices and list comprehensions), on the walker of
+(slices and list comprehensions), ``_encode_text`` (``**`` and the text built-ins), on the walker of
 ``_encode_base``; sorts and terms are in ``_terms``, model values in ``_decode``.
 """
 
@@ -76,11 +76,12 @@ from ._encode_base import run_and_or
 from ._encode_calls import Calls
 from ._encode_lists import Lists
 from ._encode_quant import Quantifiers
+from ._encode_text import TextCalls
 from ._terms import DATE_MAX, DATE_MIN, Term, coerce, enum_sort, is_num, literal, seq_of
 from ._z3util import Unsupported, Z, conj, ctx, current, false, fraction_val, implies, str_val, true
 
 
-class Encoder(Quantifiers, Calls, Lists):
+class Encoder(Quantifiers, Calls, Lists, TextCalls):
     """Encodes expressions over an environment of named terms.
 
     ``env`` maps names (params, function parameters, ``"result"``) to terms;
@@ -159,6 +160,8 @@ class Encoder(Quantifiers, Calls, Lists):
         arithmetic and concatenation are associative); anything else, date arithmetic
         above all (each step must stay in the calendar), is folded step by step."""
         terms = [self.visit(o) for o in n.operands]
+        if n.op == "**":
+            return self._power(terms[0], terms[1])
         if len(terms) > 2:
             flat = self._flat_run(n.op, terms)
             if flat is not None:

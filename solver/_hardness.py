@@ -10,7 +10,10 @@ clause is what the author can simplify, bound or split:
 - a conversion between text and integer (``int(...)``, ``str(...)``) of something that
   reads the result: Z3's and cvc5's string-to-integer reasoning is incomplete;
 - an index into the result at a position that is not a constant;
-- a product, division or modulo of two non-constant values (non-linear arithmetic);
+- a product, division or modulo of two non-constant values (non-linear arithmetic), a
+  power of a non-constant base or with a non-constant exponent;
+- ``lower``/``upper``/``strip``/``split``/``join`` of something non-constant (recursive
+  definitions over the string or list);
 - the same features in a ``requires`` or ``raises`` condition, over the inputs;
 - when none of these is written anywhere, a regular expression the result must match.
 
@@ -27,6 +30,7 @@ from derivative._ast import (
     Expr,
     Generator,
     Index,
+    IntLit,
     ListComp,
     Obligation,
     Quantifier,
@@ -114,7 +118,28 @@ def _feature(e: Expr, is_ensures: bool, fixed: frozenset[str]) -> str | None:
             and sum(1 for o in n.operands if _varies(o, fixed)) >= 2
         ):
             return f"multiplies or divides two unknowns (non-linear){_shown(n, e)}"
+        if isinstance(n, BinOp) and n.op == "**" and _nonlinear_power(n, fixed):
+            return f"raises an unknown to a power (non-linear){_shown(n, e)}"
+        if (
+            isinstance(n, Call)
+            and n.func in _RECURSIVE_TEXT
+            and any(_varies(a, fixed) for a in n.args)
+        ):
+            return f"maps text by a recursive definition ({n.func}){_shown(n, e)}"
     return None
+
+
+_RECURSIVE_TEXT = frozenset({"lower", "upper", "strip", "split", "join"})
+"""Text built-ins that Z3 reads through recursive definitions (``_encode_text``)."""
+
+
+def _nonlinear_power(n: BinOp, fixed: frozenset[str]) -> bool:
+    """``a ** k`` with a varying base and an exponent other than a literal 0 or 1, or a
+    varying exponent (a recursive definition)."""
+    a, k = n.operands
+    if _varies(k, fixed):
+        return True
+    return _varies(a, fixed) and not (isinstance(k, IntLit) and k.value <= 1)
 
 
 def _reads_result(e: Expr) -> bool:

@@ -74,7 +74,10 @@ class Refuse(Exception):
 # --------------------------------------------------------------------------- expressions
 
 # Python's binding strength of what we emit, loosest first.
-P_TEST, P_OR, P_AND, P_NOT, P_CMP, P_ADD, P_MUL, P_UNARY, P_ATOM = 1, 2, 3, 4, 5, 10, 11, 12, 20
+P_TEST, P_OR, P_AND, P_NOT, P_CMP, P_ADD, P_MUL, P_UNARY, P_POW, P_ATOM = (
+    *(1, 2, 3, 4, 5, 10, 11, 12),
+    *(13, 20),
+)
 
 # Names the emitted code relies on; a spec name equal to one of them is renamed (locals
 # and constants) or the support name is aliased (functions, enums, exceptions).
@@ -250,6 +253,8 @@ class Translator(ExprVisitor[Py]):
 
     def visit_binop(self, n: BinOp) -> Py:
         """A run folds from the left, as Python's own ``a + b + c`` does."""
+        if n.op == "**":
+            return self._power(n)
         acc = self.visit(n.operands[0])
         for operand in n.operands[1:]:
             acc = self._step(n.op, acc, self.visit(operand))
@@ -268,6 +273,16 @@ class Translator(ExprVisitor[Py]):
         prec = P_ADD if op in ("+", "-") else P_MUL
         ty = _join(a.ty, b.ty)
         return Py(f"{a.at(prec)} {op} {b.at(prec + 1)}", prec, ty)
+
+    def _power(self, n: BinOp) -> Py:
+        """``a ** k`` for a literal ``k >= 0`` only: Python's ``**`` then means the
+        language's; another exponent could be negative (undefined in the language, a
+        float in Python)."""
+        a, k = n.operands
+        if not (isinstance(k, IntLit) and k.value >= 0):
+            raise Refuse("** with an exponent that is not a literal")
+        base_py = self.visit(a)
+        return Py(f"{base_py.at(P_ATOM)} ** {k.value}", P_POW, base_py.ty)
 
     def _date_arith(self, op: str, a: Py, b: Py) -> Py:
         delta = f"{self.names.use('datetime')}.timedelta"

@@ -114,7 +114,10 @@ def _header(o: Obligation | Any) -> str:
 
 
 def _doc(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    """``text`` inside a triple-quoted docstring: a closing ``"`` of its own (an example
+    ``f("a") == "b"``) is escaped too, or it would run into the closing quotes."""
+    text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    return text[:-1] + '\\"' if text.endswith('"') else text
 
 
 def _text_of(o: Any) -> str:

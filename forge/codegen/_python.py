@@ -75,6 +75,18 @@ class CompileError(InternalError):
 # --------------------------------------------------------------------------- values
 
 
+_TEXT_CALLS: dict[str, tuple[str, Ty]] = {
+    "lower": ("_lower", STR),
+    "upper": ("_upper", STR),
+    "strip": ("_strip", STR),
+    "split": ("_split", TList(STR)),
+    "join": ("_join", STR),
+    "ord": ("_ord", INT),
+    "chr": ("_chr", STR),
+}
+"""The text built-ins: each a runtime helper (``_runtime.py``) of its arguments, in order."""
+
+
 def _step_type(op: str, a: Ty, b: Ty) -> Ty:
     """The type of one step of a ``+``/``*`` run (what ``visit_binop`` gives two operands)."""
     if isinstance(a, TDate) or isinstance(b, TDate):
@@ -244,6 +256,8 @@ class PyCompiler(ExprVisitor[tuple[str, Ty]]):
         a, ta = self.visit(left)
         b, tb = self.visit(right)
         op = n.op
+        if op == "**":
+            return f"_pow({a}, {b})", (REAL if isinstance(ta, TReal) else ta)
         if isinstance(ta, TDate) or isinstance(tb, TDate):
             if isinstance(ta, TAny) or isinstance(tb, TAny):
                 # `[]`'s element type is unknown here: decide by the values at run time.
@@ -403,6 +417,10 @@ class PyCompiler(ExprVisitor[tuple[str, Ty]]):
     def visit_call(self, n: Call) -> tuple[str, Ty]:
         args = [self.visit(a) for a in n.args]
         f = n.func
+        text = _TEXT_CALLS.get(f)
+        if text is not None:
+            helper, ty = text
+            return f"{helper}(" + ", ".join(s for s, _ in args) + ")", ty
         if f == "len":
             return f"len({args[0][0]})", INT
         if f == "abs":

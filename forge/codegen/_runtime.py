@@ -232,6 +232,63 @@ def _product(xs: Iterable[Any]) -> Any:
     return acc
 
 
+# ---- ** and the text built-ins: ASCII case and white space (docs/language.md 7.5)
+
+_POW_MAX_BITS = 1 << 22
+_TO_LOWER = {c: c + 32 for c in range(65, 91)}
+_TO_UPPER = {c: c - 32 for c in range(97, 123)}
+_SPACE = " \t\n\r\x0b\x0c"
+
+
+def _pow(a: Any, n: int) -> Any:
+    if n < 0:
+        raise Undefined("negative exponent")
+    if isinstance(a, float):
+        try:
+            return _fin(a**n)
+        except OverflowError:
+            raise Undefined("float overflow") from None
+    num, den = (a, 1) if type(a) is int else (a.numerator, a.denominator)
+    widest = max(abs(num), den)
+    if widest > 1 and (widest.bit_length() - 1) * n > _POW_MAX_BITS:
+        raise MemoryError("** would need more than 4 million bits")
+    return a**n
+
+
+def _lower(s: str) -> str:
+    return s.translate(_TO_LOWER)
+
+
+def _upper(s: str) -> str:
+    return s.translate(_TO_UPPER)
+
+
+def _strip(s: str) -> str:
+    return s.strip(_SPACE)
+
+
+def _split(s: str, sep: str) -> tuple[str, ...]:
+    if not sep:
+        raise Undefined("split() with an empty separator")
+    return tuple(s.split(sep))
+
+
+def _join(sep: str, xs: Iterable[str]) -> str:
+    return sep.join(xs)
+
+
+def _ord(c: str) -> int:
+    if len(c) != 1:
+        raise Undefined("ord() of a string that is not one character")
+    return ord(c)
+
+
+def _chr(n: int) -> str:
+    if not 0 <= n <= 0x2FFFF:
+        raise Undefined("chr() outside 0..0x2FFFF")
+    return chr(n)
+
+
 _PATTERNS: dict[str, re.Pattern[str]] = {}
 
 

@@ -37,10 +37,13 @@ lists and strings, ``forall``/``exists`` over small ranges, ``all``/``any`` over
 indexing and slicing of strings and lists, list comprehensions (with and without a
 condition; ``count(C for x in xs)`` as ``len([x for x in xs if C])``), the built-ins ``len
 abs min max sum product int str matches startswith endswith contains occurrences sorted
-reversed``, and date arithmetic (``date ± int``,
-``int + date``, ``date - date``).  Bound variables are ``k``/``m`` (quantifiers) and
-``e``/``f`` (generators) or, half the time, an existing name of the same type, so
-shadowing is exercised.
+reversed``, ``**`` (exponents small: a literal
+from -1 to 5 or ``E % 5``, so sometimes negative, i.e. undefined), the text built-ins
+``lower upper strip split join ord chr`` (their string arguments are, half the time,
+literals over ``TEXT_ALPHABET``; ``ord``'s often one character ``s[k]``), and date
+arithmetic (``date ± int``, ``int + date``, ``date - date``).  Bound variables are
+``k``/``m`` (quantifiers) and ``e``/``f`` (generators) or, half the time, an existing
+name of the same type, so shadowing is exercised.
 
 ``DEFAULT_VARS`` has names of every type (enum ``COLOR``); ``FEATURES`` lists what
 ``exclude`` accepts.  Import it as ``_exprgen`` (pytest puts ``tests/property`` on the
@@ -113,6 +116,7 @@ __all__ = [
     "DEFAULT_VARS",
     "FEATURES",
     "PATTERNS",
+    "TEXT_ALPHABET",
     "envs",
     "exprs_with_envs",
     "typed_exprs",
@@ -142,6 +146,11 @@ ALPHABET: Final = "ab09 -+_\n\u0663é"
 differs from the language's (space, sign, underscore, ARABIC-INDIC DIGIT THREE), a
 newline (``.`` does not match it) and a non-ASCII letter."""
 
+TEXT_ALPHABET: Final = "aZAz@[`{ \t\x0b\r,É"
+"""Characters of the text built-ins' literal arguments: letters of both cases, the
+characters next to ``A-Z``/``a-z`` in ASCII, ASCII white space, a separator and a
+non-ASCII capital (which ``lower`` leaves alone)."""
+
 PATTERNS: Final = ("[ab]*", "a+b?", "(ab|0)*", "[0-9]+", ".*9", "[^a]{1,2}", "")
 
 REAL_LITERALS: Final = ("0.5", "0.25", "1.75", "2.5", "0.1", "3.125", "10.5")
@@ -158,6 +167,8 @@ FEATURES: Final = frozenset(
         "endswith", "contains", "occurrences", "sorted",
         # list built-ins of issue 16: slices, comprehensions (and count), product, reversed
         "slice", "listcomp", "product", "reversed",
+        # ** and the text built-ins
+        "**", "lower", "upper", "strip", "split", "join", "ord", "chr",
         # families
         "dates", "reals", "mixed", "lists", "enums", "list_order",
     }
@@ -216,7 +227,7 @@ def envs(vars: Mapping[str, Ty], *, floats: bool = False) -> st.SearchStrategy[d
 _Option = tuple[str, Callable[[], Expr]]
 """(space-separated features it needs, maker)."""
 
-_BinOpName: TypeAlias = Literal["+", "-", "*", "/", "//", "%"]
+_BinOpName: TypeAlias = Literal["+", "-", "*", "/", "//", "%", "**"]
 _BoolOpName: TypeAlias = Literal["and", "or", "implies", "iff"]
 _INT_OPS: Final[tuple[_BinOpName, ...]] = ("+", "-", "*", "//", "%")
 _REAL_OPS: Final[tuple[_BinOpName, ...]] = ("+", "-", "*", "/", "//", "%")
@@ -367,6 +378,8 @@ class _Builder:
                 ("occurrences lists", self.occurrences(vars, depth)),
                 ("product lists", call("product", TList(INT))),
                 ("listcomp len lists", lambda: self.count(vars, depth)),
+                ("**", lambda: self.power(INT, vars, depth)),
+                ("ord", lambda: Call(func="ord", args=(self.char(vars, depth),))),
             ]
             out.append(("- dates", binop("-", DATE, DATE)))
         elif ty == REAL:
@@ -380,6 +393,7 @@ class _Builder:
                 ("sum lists", call("sum", TList(REAL))),
                 ("product lists", call("product", TList(REAL))),
                 ("index lists", lambda: Index(base=sub(TList(REAL)), index=sub(INT))),
+                ("**", lambda: self.power(REAL, vars, depth)),
             ]
             for mop in _MIXED_OPS:
                 out.append((f"{mop} mixed", binop(mop, INT, REAL)))
@@ -410,7 +424,12 @@ class _Builder:
                 ("index lists", lambda: Index(base=sub(TList(STR)), index=sub(INT))),
                 ("min", self.extreme("min", STR, vars, depth)),
                 ("max", self.extreme("max", STR, vars, depth)),
-            ]
+                *[(f, self.text_call(f, vars, depth)) for f in ("lower", "upper", "strip")],
+                ("join lists", lambda: Call(
+                    func="join", args=(self.text(vars, depth), sub(TList(STR)))
+                )),
+                ("chr", call("chr", INT)),
+            ]  # fmt: skip
         elif ty == DATE:
             out += [
                 ("+", binop("+", DATE, INT)),
@@ -432,6 +451,10 @@ class _Builder:
                 ("reversed", call("reversed", ty)),
                 ("listcomp", lambda: self.listcomp(elem, vars, depth)),
             ]
+            if elem == STR:
+                out.append(("split", lambda: Call(
+                    func="split", args=(self.text(vars, depth), self.separator(vars, depth))
+                )))  # fmt: skip
         return out
 
     def slice(self, base_expr: Expr, vars: Mapping[str, Ty], depth: int) -> Expr:
@@ -459,6 +482,37 @@ class _Builder:
         cond = self.expr(BOOL, {**vars, var: elem}, depth)
         keep = ListComp(body=Name(id=var), var=var, iterable=iterable, cond=cond)
         return Call(func="len", args=(keep,))
+
+    def text(self, vars: Mapping[str, Ty], depth: int) -> Expr:
+        """A string argument of a text built-in: any string expression, or as often a
+        literal over ``TEXT_ALPHABET`` (upper case and white space are rare otherwise)."""
+        if self.draw(st.booleans()):
+            return StrLit(value=self.draw(st.text(TEXT_ALPHABET, max_size=4)))
+        return self.expr(STR, vars, depth)
+
+    def separator(self, vars: Mapping[str, Ty], depth: int) -> Expr:
+        """``split``'s separator: often one that occurs in generated strings."""
+        if self.draw(st.booleans()):
+            return StrLit(value=self.draw(st.sampled_from([",", " ", "a", "ab"])))
+        return self.text(vars, depth)
+
+    def text_call(self, func: str, vars: Mapping[str, Ty], depth: int) -> Callable[[], Expr]:
+        return lambda: Call(func=func, args=(self.text(vars, depth),))
+
+    def char(self, vars: Mapping[str, Ty], depth: int) -> Expr:
+        """``ord``'s argument: often one character ``s[k]``, else any string."""
+        if self.on("index") and self.draw(st.booleans()):
+            k = _lit_int(self.draw(st.integers(0, 2)))
+            return Index(base=self.text(vars, depth), index=k)
+        return self.text(vars, depth)
+
+    def power(self, ty: Ty, vars: Mapping[str, Ty], depth: int) -> Expr:
+        """``base ** n`` with a small exponent: a literal in -1..5, or ``E % 5``."""
+        if self.on("%") and self.draw(st.booleans()):
+            n = make_binop("%", (self.expr(INT, vars, depth), IntLit(value=5)))
+        else:
+            n = _lit_int(self.draw(st.integers(-1, 5)))
+        return make_binop("**", (self.expr(ty, vars, depth), n))
 
     def sized(self, vars: Mapping[str, Ty], depth: int) -> Expr:
         """A string or list expression (for ``len``)."""

@@ -23,6 +23,14 @@ instead of skipping the construct (each difference is covered by unit tests):
   ``sorted`` — ``tuple(sorted(...))``; ``occurrences(xs, v)`` — ``xs.count(v)``;
   ``reversed`` — ``tuple(reversed(...))``; ``product`` — ``math.prod``; a slice is
   Python's own slice and a comprehension ``tuple([...])`` of Python's own;
+- ``**`` is defined only for an exponent >= 0 — rendered ``_pow(a, n)``, which raises
+  ``ValueError`` for a negative ``n`` (Python would give a float);
+- ``lower``/``upper``/``strip`` are ASCII-only — rendered with Python's ``str.lower``/
+  ``str.upper`` applied to ``A-Z``/``a-z`` only and a regular expression of
+  ``re.ASCII`` white space; ``split(s, sep)`` — ``s.split(sep)`` (Python's
+  own ``ValueError`` for an empty ``sep``); ``join(sep, xs)`` — ``sep.join(xs)``;
+  ``ord(c)`` — ``ord`` of a one-character string only (Python raises ``TypeError``,
+  rendered as ``ValueError``); ``chr(n)`` — ``chr`` on ``0..0x2FFFF`` only;
 - ``//`` on reals gives a Fraction here and an ``int`` in Python: results are compared
   as numbers, and separately checked to conform to the expression's type.
 
@@ -114,6 +122,35 @@ def _sub(a: object, b: object) -> object:
     return a - b  # type: ignore[operator]
 
 
+def _pow(a: int | Fraction, n: int) -> int | Fraction:
+    if n < 0:
+        raise ValueError(n)
+    return a**n
+
+
+def _ascii_case(s: str, upper: bool) -> str:
+    letters = "abcdefghijklmnopqrstuvwxyz" if upper else "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return "".join((c.upper() if upper else c.lower()) if c in letters else c for c in s)
+
+
+def _ascii_strip(s: str) -> str:
+    m = re.fullmatch(r"\s*(.*?)\s*", s, re.ASCII | re.DOTALL)
+    assert m is not None
+    return m.group(1)
+
+
+def _one_char(c: str) -> str:
+    if len(c) != 1:
+        raise ValueError(c)
+    return c
+
+
+def _in_plane_2(n: int) -> int:
+    if n > 0x2FFFF:
+        raise ValueError(n)
+    return n
+
+
 HELPERS: dict[str, object] = {
     "_digits": _digits,
     "_nonneg": _nonneg,
@@ -125,6 +162,11 @@ HELPERS: dict[str, object] = {
     "_E": EnumValue,
     "_re": re,
     "_math": math,
+    "_pow": _pow,
+    "_ascii_case": _ascii_case,
+    "_ascii_strip": _ascii_strip,
+    "_one_char": _one_char,
+    "_in_plane_2": _in_plane_2,
 }
 
 
@@ -169,6 +211,8 @@ class ToPython(ExprVisitor[str]):
                 acc = f"_add({acc}, {b})"
             elif n.op == "-":
                 acc = f"_sub({acc}, {b})"
+            elif n.op == "**":
+                acc = f"_pow({acc}, {b})"
             else:
                 acc = f"({acc} {n.op} {b})"
         return acc
@@ -229,6 +273,13 @@ class ToPython(ExprVisitor[str]):
             "startswith": lambda: f"{a[0]}.startswith({a[1]})",
             "endswith": lambda: f"{a[0]}.endswith({a[1]})",
             "matches": lambda: f"(_re.fullmatch({a[1]}, {a[0]}, _re.ASCII) is not None)",
+            "lower": lambda: f"_ascii_case({a[0]}, False)",
+            "upper": lambda: f"_ascii_case({a[0]}, True)",
+            "strip": lambda: f"_ascii_strip({a[0]})",
+            "split": lambda: f"tuple({a[0]}.split({a[1]}))",
+            "join": lambda: f"{a[0]}.join({a[1]})",
+            "ord": lambda: f"ord(_one_char({a[0]}))",
+            "chr": lambda: f"chr(_in_plane_2({a[0]}))",
         }
         if n.func in special:
             return special[n.func]()

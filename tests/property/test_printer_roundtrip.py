@@ -19,7 +19,9 @@ from derivative.grammar import RESERVED, parse_text
 NAMES = st.sampled_from(["x", "y", "n", "xs", "s", "date", "all", "k_1", "Int"]).filter(
     lambda n: n not in RESERVED
 )
-FUNCS = st.sampled_from(["len", "f", "max", "matches", "min", "product", "reversed"])
+FUNCS = st.sampled_from(
+    ["len", "f", "max", "matches", "min", "product", "reversed", "split", "chr"]
+)
 
 
 def _real(whole: int, frac: str) -> A.RealLit:
@@ -62,7 +64,7 @@ def _extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         st.builds(lambda op, xs: A.make_binop(op, xs), st.sampled_from(["+", "*"]),
                   st.lists(children, min_size=2, max_size=4)),
         st.builds(lambda op, a, b: A.make_binop(op, (a, b)),
-                  st.sampled_from(["-", "/", "//", "%"]), children, children),
+                  st.sampled_from(["-", "/", "//", "%", "**"]), children, children),
         st.builds(lambda op, xs: A.make_boolop(op, xs), st.sampled_from(["and", "or"]),
                   st.lists(children, min_size=2, max_size=4)),
         st.builds(lambda op, a, b: A.make_boolop(op, (a, b)),

@@ -103,6 +103,14 @@ SAMPLES: dict[str, str] = {
     # list built-ins (issue 16 item 2)
     "product": "product([2, 3])",
     "reversed": "reversed([1, 2])",
+    # text built-ins
+    "lower": 'lower("AbC")',
+    "upper": 'upper("AbC")',
+    "strip": 'strip(" a ")',
+    "split": 'split("a,b", ",")',
+    "join": 'join(",", ["a", "b"])',
+    "ord": 'ord("a")',
+    "chr": "chr(97)",
 }
 """One well-typed call of each built-in, with literal arguments."""
 
