@@ -39,6 +39,10 @@ _BUILTIN_CALLS: Final = {
     "contains": "_call_string_test",
     "occurrences": "_call_occurrences",
     "sorted": "_call_sorted",
+    # tuples, optionals and dicts: methods of ``_smt_compound.SmtCompound``
+    "get": "_call_get",
+    "keys": "_call_keys",
+    "value": "_call_value",
 }
 
 

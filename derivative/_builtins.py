@@ -30,6 +30,10 @@ BUILTIN_FUNCTIONS: Final[dict[str, tuple[int, int | None, str]]] = {
     "contains": (2, 2, "contains(s, p)"),
     "occurrences": (2, 2, "occurrences(xs, v)"),
     "sorted": (1, 1, "sorted(xs)"),
+    # tuples, optionals and dicts (docs/language.md §6.5-6.7)
+    "get": (2, 3, "get(d, k) / get(d, k, default)"),
+    "keys": (1, 1, "keys(d)"),
+    "value": (1, 1, "value(x)"),
 }
 """Built-in functions of docs/language.md §7.5 (``all``/``any`` are generator forms, and
 ``date("...")`` is a literal, so neither is here)."""

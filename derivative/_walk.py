@@ -17,6 +17,7 @@ from derivative._ast import (
     Call,
     Compare,
     Count,
+    DictLit,
     Expr,
     Generator,
     IfExpr,
@@ -24,6 +25,7 @@ from derivative._ast import (
     ListLit,
     Quantifier,
     Range,
+    TupleLit,
     Unary,
 )
 
@@ -50,6 +52,12 @@ def children(node: Expr) -> tuple[Expr, ...]:
     if k == "list":
         assert isinstance(node, ListLit)
         return node.items
+    if k == "tuple":
+        assert isinstance(node, TupleLit)
+        return node.items
+    if k == "dict":
+        assert isinstance(node, DictLit)
+        return tuple(x for pair in zip(node.keys, node.values, strict=True) for x in pair)
     if k == "unary":
         assert isinstance(node, Unary)
         return (node.operand,)

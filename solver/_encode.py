@@ -62,6 +62,7 @@ from derivative._types import (
     STR,
     TAny,
     TDate,
+    TDict,
     TInt,
     TList,
     TReal,
@@ -72,13 +73,23 @@ from derivative._types import (
 from derivative._types import join_base as join
 
 from ._encode_base import run_and_or
-from ._encode_calls import Calls
+from ._encode_compound import CompoundEncoding
 from ._encode_quant import Quantifiers
-from ._terms import DATE_MAX, DATE_MIN, Term, coerce, enum_sort, is_num, literal, seq_of
+from ._terms import (
+    COMPOUND,
+    DATE_MAX,
+    DATE_MIN,
+    Term,
+    coerce,
+    enum_sort,
+    is_num,
+    literal,
+    seq_of,
+)
 from ._z3util import Unsupported, Z, conj, ctx, current, false, fraction_val, implies, str_val, true
 
 
-class Encoder(Quantifiers, Calls):
+class Encoder(Quantifiers, CompoundEncoding):
     """Encodes expressions over an environment of named terms.
 
     ``env`` maps names (params, function parameters, ``"result"``) to terms;
@@ -295,6 +306,8 @@ class Encoder(Quantifiers, Calls):
         return self._order(op, x, y), self._z.true
 
     def _equal(self, a: Term, b: Term) -> tuple[Z, Z]:
+        if isinstance(a.ty, COMPOUND) or isinstance(b.ty, COMPOUND):
+            return self.equal_compound(a, b)
         ty = join(a.ty, b.ty)
         if a.value is None and b.value is None:
             return true(), true()
@@ -330,6 +343,8 @@ class Encoder(Quantifiers, Calls):
             if not isinstance(a.ty, TStr):
                 return false(), false()
             return z3.Contains(b.value, a.value), true()
+        if isinstance(b.ty, TDict):
+            return self.dict_member(a, b)
         if isinstance(b.ty, TList):
             if b.value is None or isinstance(b.ty.elem, TAny):
                 return false(), true()

@@ -1,0 +1,200 @@
+"""Tuples, optionals and dicts mean one thing in every reading (docs/language.md §6.5-6.7).
+
+For expressions over a tuple, an optional and two dicts (every construct of the three
+types: literals, indexing, ``none``, ``value``, ``get`` with and without a default,
+``keys``, ``len``, membership, equality across int and real), and random values of
+those names, the evaluator is the reference: the Z3 encoding (values fixed as
+literals), the SMT-LIB printer (Z3 reading the script) and the generated Python must
+each be defined exactly where it is, with the same value.  The printer must read back
+to the same tree.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import pytest
+import z3
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from derivative._ast import Expr
+from derivative._eval import Evaluator
+from derivative._printer import to_source
+from derivative._types import BOOL, INT, REAL, STR, TDict, TOptional, TTuple, Ty
+from derivative._values import UNDEFINED, DictValue, TupleValue
+from derivative.certificates._smtlib import CoreScope, EncodingError, SmtEncoder, value_term
+from derivative.forge.codegen._embed import runtime
+from derivative.forge.codegen._python import PyCompiler, pyname
+from derivative.grammar import parse_text
+from tests.property.test_z3_differential import _z3_answer
+
+TYPES: dict[str, Ty] = {
+    "t": TTuple((INT, STR)),
+    "o": TOptional(INT),
+    "d": TDict(STR, INT),
+    "e": TDict(INT, REAL),
+    "k": STR,
+    "n": INT,
+}
+
+CONDITIONS = [
+    't == (n, k)',
+    't[0] == n and t[-1] == k',
+    "len(t) == 2",
+    "(n,) == (t[0],)",
+    "o == none",
+    "o != none implies value(o) > n",
+    "value(o) == n",
+    "o == n",
+    "o == 1.5",
+    "[o, none] == [n, none]",
+    "k in d",
+    "k not in d",
+    "d[k] == n",
+    "get(d, k) == none",
+    "get(d, k) == n",
+    "get(d, k, 0) >= n",
+    "get(e, n, 0.5) > 0",
+    "e[n] == n",
+    "len(d) == n",
+    "keys(d) == sorted(keys(d))",
+    'all(get(d, x, -1) >= 0 for x in keys(d))',
+    'd == {k: n}',
+    'd == {"a": 1, "b": n, "a": 2}',
+    "d != {}",
+    "{1: n, 2: n} == {2: n, 1: n}",
+    "e == {n: 1}",
+    "len({k: 1, \"x\": 2}) == 2",
+    "(if n > 0 then o else none) == none",
+    "(t, o) == ((n, k), none)",
+]
+
+VALUES: dict[str, tuple[Ty, list[str]]] = {
+    "t[1]": (STR, []),
+    "value(o) + n": (INT, []),
+    "get(d, k, n)": (INT, []),
+    "len(keys(d))": (INT, []),
+    "get(e, n, 1)": (REAL, []),
+}
+
+SMT_REFUSED = {"d == {k: n}", "e == {n: 1}", 'len({k: 1, "x": 2}) == 2'}
+"""A dict literal with a key that is not a literal: the SMT-LIB printer refuses it (it
+cannot sort the keys), never approximates it; the other readings are still compared."""
+
+EVALUATOR = Evaluator()
+RT = runtime()
+
+
+def _parse(text: str) -> Expr:
+    lines = ["spec t version 1"]
+    lines += [f"param {name}: {ty.show()}" for name, ty in TYPES.items()]
+    lines.append(f"requirement R: {text}")
+    return parse_text("\n".join(lines) + "\n").obligations[0].expr
+
+
+def _values() -> st.SearchStrategy[dict[str, Any]]:
+    small = st.integers(-2, 3)
+    word = st.sampled_from(["a", "b", "x"])
+    reals = st.fractions(min_value=-2, max_value=2, max_denominator=4)
+    return st.fixed_dictionaries(
+        {
+            "t": st.tuples(small, word).map(TupleValue),
+            "o": st.one_of(st.none(), small),
+            "d": st.dictionaries(word, small, max_size=3).map(lambda m: DictValue.of(m.items())),
+            "e": st.dictionaries(small, reals, max_size=3).map(lambda m: DictValue.of(m.items())),
+            "k": word,
+            "n": small,
+        }
+    )
+
+
+def _to_python(value: Any) -> Any:
+    if isinstance(value, TupleValue):
+        return tuple(_to_python(v) for v in value.items)
+    if isinstance(value, DictValue):
+        return {k: _to_python(v) for k, v in value.entries}
+    return value
+
+
+def _python(expr: Expr, env: dict[str, Any]) -> Any:
+    source = PyCompiler(TYPES).compile(expr)
+    namespace = dict(RT)
+    namespace.update({pyname(k): _to_python(v) for k, v in env.items()})
+    try:
+        return eval(compile(source, "<generated>", "eval"), namespace)
+    except RT["Undefined"]:
+        return UNDEFINED
+
+
+def _smtlib(expr: Expr, env: dict[str, Any], ty: Ty) -> Any:
+    """Z3 reading the printer's script: UNDEFINED, or whether it equals ``want``."""
+    scope = CoreScope(variables=TYPES, fixed=env)
+    encoder = SmtEncoder(scope)
+    term = encoder.term(expr)
+    preamble = "\n".join(encoder.preamble())
+
+    def proves(claim: str) -> bool:
+        ctx = z3.Context()
+        script = f"{preamble}\n(assert (not {claim}))\n(check-sat)\n"
+        out: str = z3.Z3_eval_smtlib2_string(ctx.ref(), script).strip()
+        assert out in ("sat", "unsat"), (out, script)
+        return out == "unsat"
+
+    if proves(f"(not {term.defined})"):
+        return UNDEFINED
+    assert proves(term.defined), "definedness not determined"
+    return proves
+
+
+def _agree(text: str, ty: Ty, env: dict[str, Any]) -> None:
+    expr = _parse(text)
+    assert _parse(to_source(expr)) == expr, to_source(expr)
+    want = EVALUATOR.eval(expr, env)
+    z = _z3_answer(expr, TYPES, env, symbolic=False)
+    assert z is not None, f"z3 cannot decide {text}"
+    if want is UNDEFINED or z is UNDEFINED:
+        assert z is want, (text, env, z, want)
+    else:
+        assert EVALUATOR.comparer.eq(z, want) is True, (text, env, z, want)
+    py = _python(expr, env)
+    if want is UNDEFINED:
+        assert py is UNDEFINED, (text, env, py)
+    else:
+        assert py is not UNDEFINED and EVALUATOR.comparer.eq(py, want) is True, (text, env, py)
+    if text in SMT_REFUSED:
+        with pytest.raises(EncodingError, match="keys are not literals"):
+            _smtlib(expr, env, ty)
+        return
+    proves = _smtlib(expr, env, ty)
+    if want is UNDEFINED:
+        assert proves is UNDEFINED, (text, env)
+        return
+    assert proves is not UNDEFINED, (text, env, "the script says undefined")
+    term = SmtEncoder(CoreScope(variables=TYPES, fixed=env)).term(expr)
+    assert proves(f"(= {term.value} {value_term(want, ty)})"), (text, env, want)
+
+
+@pytest.mark.parametrize("text", CONDITIONS)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=_values())
+def test_conditions_agree(text: str, env: dict[str, Any]) -> None:
+    _agree(text, BOOL, env)
+
+
+@pytest.mark.parametrize("text", sorted(VALUES))
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(env=_values())
+def test_values_agree(text: str, env: dict[str, Any]) -> None:
+    _agree(text, VALUES[text][0], env)
+
+
+def test_a_wrong_reading_would_be_caught() -> None:
+    """Not vacuous: a dict literal whose later key did not win would be noticed."""
+    env = {"t": TupleValue((1, "a")), "o": None, "d": DictValue.of([("a", 2), ("b", 1)]),
+           "e": DictValue.of([]), "k": "a", "n": 1}
+    expr = _parse('d == {"a": 1, "b": n, "a": 2}')
+    assert EVALUATOR.eval(expr, env) is True
+    assert DictValue.of([("a", 1), ("b", 1), ("a", 2)]) != DictValue.of([("a", 1), ("b", 1)])
+    assert Fraction(1, 2) == EVALUATOR.eval(_parse("get(e, n, 0.5)"), env)
