@@ -178,3 +178,15 @@ def test_literal_nodes_from_the_parser() -> None:
 def test_none_is_still_only_an_operation_result_type() -> None:
     with pytest.raises(SpecErrors, match="only an operation's result type"):
         check(parse_text("spec t version 1\nparam x: none\n"))
+
+
+@pytest.mark.parametrize("shape", ["tuple[{}]", "optional[list[{}]]", "dict[str, {}]"])
+def test_compound_types_count_towards_the_depth_limit(shape: str) -> None:
+    from derivative._depth import MAX_DEPTH
+
+    inner = "int"
+    for _ in range(MAX_DEPTH):  # one more level than allowed (shapes add one or two each)
+        inner = shape.format(inner)
+    with pytest.raises(Exception, match="nested more than 100 levels deep"):
+        parse_text(f"spec t version 1\nparam x: {inner}\n")
+    parse_text(f"spec t version 1\nparam x: {shape.format('int')}\n")
