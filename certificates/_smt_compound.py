@@ -107,8 +107,9 @@ def dict_domain(sym: str, ty: Ty) -> list[str]:
     less = "str.<" if isinstance(ty.key, TStr) else "<"
     i = "|i'dict|"
     ordered = (
-        f"(forall (({i} Int)) (=> (and (<= 0 {i}) (< (+ {i} 1) (seq.len {keys}))) "
-        f"({less} (seq.nth {keys} {i}) (seq.nth {keys} (+ {i} 1)))))"
+        f"(forall (({i} Int)) (! (=> (and (<= 0 {i}) (< (+ {i} 1) (seq.len {keys}))) "
+        f"({less} (seq.nth {keys} {i}) (seq.nth {keys} (+ {i} 1)))) "
+        f":pattern ((seq.nth {keys} {i}))))"
     )
     return [f"(assert (and (= (seq.len {keys}) (seq.len {vals})) {ordered}))"]
 
