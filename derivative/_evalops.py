@@ -174,8 +174,9 @@ def _compound_sort(v: object) -> Sort | None:
             if isinstance(k, float | Fraction):
                 return None
             key, val = unify(key, sk), unify(val, sx)
-        if key is None or val is None:
-            return None
+        keys = v.key_tuple()
+        if key is None or val is None or any(a >= b for a, b in zip(keys, keys[1:])):
+            return None  # not in its one form: keys distinct and increasing
         return ("dict", (key, val))
     return None
 

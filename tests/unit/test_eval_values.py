@@ -155,7 +155,8 @@ def test_sorts_of_values() -> None:
     assert common_sort(None, 1) == ("opt", "num")
     assert common_sort((None,), (1,)) == ("list", ("opt", "num"))
     for junk in ([1], datetime(2024, 1, 1), math.nan, (1, "a"), (True, 1), ((1,), ("a",)),
-                 TupleValue(([1],)), DictValue(((1.5, 1),)), DictValue(((True, 1),))):
+                 TupleValue(([1],)), DictValue(((1.5, 1),)), DictValue(((True, 1),)),
+                 DictValue(((2, 1), (1, 1))), DictValue(((1, 1), (1, 2)))):
         assert sort_of(junk) is None, junk
 
 
