@@ -44,6 +44,7 @@ exactly (values that differ by less than the slack are interchangeable anyway).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable
 from datetime import date, datetime
@@ -175,7 +176,7 @@ def _compound_sort(v: object) -> Sort | None:
                 return None
             key, val = unify(key, sk), unify(val, sx)
         keys = v.key_tuple()
-        if key is None or val is None or any(a >= b for a, b in zip(keys, keys[1:])):
+        if key is None or val is None or any(a >= b for a, b in itertools.pairwise(keys)):
             return None  # not in its one form: keys distinct and increasing
         return ("dict", (key, val))
     return None
