@@ -82,7 +82,7 @@ class ChannelClosed(ChannelError):
 
 @dataclass(frozen=True)
 class Opaque:
-    """A result of a type the protocol does not carry (a dict, an object, a subclass)."""
+    """A result of a type the protocol does not carry (an object, a subclass, a set)."""
 
     type_name: str
     repr: str
