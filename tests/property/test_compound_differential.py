@@ -25,10 +25,10 @@ from derivative._printer import to_source
 from derivative._typecheck import check
 from derivative._types import BOOL, INT, REAL, STR, TDict, TOptional, TTuple, Ty
 from derivative._values import UNDEFINED, DictValue, TupleValue
+from derivative._walk import walk
 from derivative.certificates._smtlib import CoreScope, EncodingError, SmtEncoder, value_term
 from derivative.forge.codegen._embed import runtime
 from derivative.forge.codegen._python import PyCompiler, pyname
-from derivative._walk import walk
 from derivative.grammar import parse_text
 from tests.property.test_z3_differential import _z3_answer
 
