@@ -207,10 +207,23 @@ class SmtCompound(SmtCalls):
         self.used_compound: list[Ty] = []
         """Tuple, optional and dict types used so far, inner ones first."""
 
+    def _enc(self, e: Expr, bound: Bound, want: Ty | None) -> SmtTerm:
+        """A plain value where an optional is wanted is encoded at the optional's value
+        type, then made ``some`` (``none == -1``: the minus is on an int)."""
+        w = None if want is None else plain(want)
+        if isinstance(w, TNone):
+            want = w = TOptional(INT)  # `none` alone: any optional sort has it (_enc_none)
+        if isinstance(w, TOptional) and e.kind != "none":
+            have = plain(self.type_of(e, bound))
+            if not isinstance(have, TOptional | TNone | TAny):
+                return self._coerce(super()._enc(e, bound, w.elem), w)
+        return super()._enc(e, bound, want)
+
     def _note_type(self, ty: Ty) -> None:
         super()._note_type(ty)
         for t in parts_of(ty):
-            if t not in self.used_compound:
+            # one declaration per sort: optional[any] (of `none`) is optional[int]'s sort
+            if all(sort_of(t) != sort_of(u) for u in self.used_compound):
                 self.used_compound.append(t)
 
     def _default(self, ty: Ty) -> str:
@@ -228,7 +241,7 @@ class SmtCompound(SmtCalls):
         if want is None:
             return t
         w, h = plain(want), plain(t.ty)
-        if isinstance(w, COMPOUND) and w != h and not isinstance(h, TAny):
+        if isinstance(w, COMPOUND) and w != h and not _has_any(h) and not _has_any(w):
             self._note_type(w)
             return SmtTerm(t.defined, self._convert(t.value, h, w), w)
         return super()._coerce(t, want)
@@ -275,7 +288,9 @@ class SmtCompound(SmtCalls):
     def _enc_none(self, e: NoneLit, bound: object, want: Ty | None) -> SmtTerm:
         w = None if want is None else plain(want)
         if not isinstance(w, TOptional):
-            raise EncodingError("`none` where no optional type is known")
+            # `none == none`, `[none]`: no optional type is asked for, and every optional
+            # sort has the one `none`, so any of them will do
+            w = TOptional(INT)
         self._note_type(w)
         return SmtTerm("true", part(w, "none"), w)
 
@@ -351,7 +366,9 @@ class SmtCompound(SmtCalls):
 
     def _call_get(self, e: Call, bound: Bound, want: Ty | None) -> SmtTerm:
         t = self.type_of(e.args[0], bound)
-        if not isinstance(t, TDict) or isinstance(t.key, TAny):
+        if isinstance(t, TDict) and isinstance(t.key, TAny):
+            return self._get_of_empty(e, bound)
+        if not isinstance(t, TDict):
             raise EncodingError("get() of a dict of no known type")
         d = self._enc(e.args[0], bound, t)
         k = self._enc(e.args[1], bound, t.key)
@@ -368,9 +385,28 @@ class SmtCompound(SmtCalls):
         some = hit if isinstance(t.value, TOptional) else f"({part(ty, 'some')} {hit})"
         return SmtTerm(and_(d.defined, k.defined), f"(ite {found} {some} {part(ty, 'none')})", ty)
 
+    def _get_of_empty(self, e: Call, bound: Bound) -> SmtTerm:
+        """``get({}, k)`` is ``none`` and ``get({}, k, v)`` is ``v`` (every argument is
+        still evaluated, so each must be defined)."""
+        parts = [self._enc(a, bound, None) for a in e.args[:2]]
+        defined = [p.defined for p in parts]
+        if len(e.args) == 3:
+            default = self._enc(e.args[2], bound, None)
+            return SmtTerm(and_(*defined, default.defined), default.value, default.ty)
+        ty = TOptional(INT)
+        self._note_type(ty)
+        return SmtTerm(and_(*defined), part(ty, "none"), ty)
+
     def _call_keys(self, e: Call, bound: Bound, want: Ty | None) -> SmtTerm:
         t = self.type_of(e.args[0], bound)
-        if not isinstance(t, TDict) or isinstance(t.key, TAny):
+        if isinstance(t, TDict) and isinstance(t.key, TAny):
+            # keys({}) is [], of the element sort the context asks for
+            d = self._enc(e.args[0], bound, None)
+            w = None if want is None else plain(want)
+            ty = w if isinstance(w, TList) and not _has_any(w) else TList(TAny())
+            self._note_type(ty)
+            return SmtTerm(d.defined, f"(as seq.empty {sort_of(ty)})", ty)
+        if not isinstance(t, TDict):
             raise EncodingError("keys() of a dict of no known type")
         d = self._enc(e.args[0], bound, t)
         self._note_type(TList(t.key))
@@ -383,6 +419,20 @@ class SmtCompound(SmtCalls):
         x = self._enc(e.args[0], bound, t)
         ok = f"((_ is {part(t, 'some')}) {x.value})"
         return SmtTerm(and_(x.defined, ok), f"({part(t, 'val')} {x.value})", t.elem)
+
+
+def _has_any(ty: Ty) -> bool:
+    """Whether ``ty`` has a part of no known type (from ``[]``, ``{}`` or ``none``): such
+    a value is converted by its producer, which already built it at the wanted sort."""
+    if isinstance(ty, TAny):
+        return True
+    if isinstance(ty, TList | TOptional):
+        return _has_any(ty.elem)
+    if isinstance(ty, TTuple):
+        return any(_has_any(t) for t in ty.items)
+    if isinstance(ty, TDict):
+        return _has_any(ty.key) or _has_any(ty.value)
+    return False
 
 
 def _key_term(k: int | str) -> str:

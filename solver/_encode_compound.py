@@ -131,6 +131,9 @@ class CompoundEncoding(Calls):
         """``a == b`` where either side is a tuple, optional, dict or ``none``."""
         if isinstance(a.ty, TNone) and isinstance(b.ty, TNone):
             return true(), true()
+        if isinstance(a.ty, TAny) or isinstance(b.ty, TAny):
+            # a value of no known type (`value(get({}, k))`) is never defined
+            return false(), true()
         ty = join(a.ty, b.ty)
         if isinstance(ty, TDict) and a.value is None and b.value is None:
             return true(), true()

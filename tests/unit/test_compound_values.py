@@ -178,4 +178,4 @@ def test_a_dict_subclass_is_read_through_dicts_own_items() -> None:
 def test_printer_round_trip(text: str) -> None:
     e = _expr(text)
     assert to_source(e) == text
-    assert _expr(to_source(e)) == e
+    assert _expr(to_source(e)).json_data() == e.json_data()
