@@ -219,6 +219,10 @@ class SmtCompound(SmtCalls):
                 return self._coerce(super()._enc(e, bound, w.elem), w)
         return super()._enc(e, bound, want)
 
+    def _call_type(self, e: Call, bound: Bound) -> Ty:
+        found = self._compound_call_type(e, bound)
+        return super()._call_type(e, bound) if found is None else found
+
     def _note_type(self, ty: Ty) -> None:
         super()._note_type(ty)
         for t in parts_of(ty):

@@ -108,7 +108,8 @@ class CompoundEncoding(Calls):
         assert isinstance(b.ty, TDict)
         k = self.visit(n.index)
         if b.value is None:
-            return Term(z3.FreshConst(z3.IntSort(ctx()), "v"), false(), b.ty.value)
+            # `{}[k]`, like `[][i]`: never defined, and of no sort to encode it in
+            raise Unsupported("an element of the empty dict literal {} (always undefined)")
         found, at = self._find(b, k)
         vals = dict_vals(b.value)
         return Term(vals[at], conj(b.defined, k.defined, found), b.ty.value)

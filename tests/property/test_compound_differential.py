@@ -19,10 +19,11 @@ import z3
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from derivative._ast import DictLit, Expr, IntLit, StrLit
+from derivative._ast import DictLit, Expr, StrLit
 from derivative._eval import Evaluator
 from derivative._printer import to_source
 from derivative._typecheck import check
+from derivative._typecheck_compound import tuple_position
 from derivative._types import BOOL, INT, REAL, STR, TDict, TList, TOptional, TTuple, Ty
 from derivative._values import UNDEFINED, DictValue, TupleValue
 from derivative._walk import walk
@@ -104,7 +105,8 @@ def _computed_keys(expr: Expr) -> bool:
     cannot sort the keys), and so does Z3 where the key is a variable, never approximated;
     the other readings are still compared."""
     return any(
-        isinstance(n, DictLit) and not all(isinstance(k, IntLit | StrLit) for k in n.keys)
+        isinstance(n, DictLit) and not all(tuple_position(k) is not None
+                                           or isinstance(k, StrLit) for k in n.keys)
         for n in walk(expr)
     )
 
@@ -239,7 +241,10 @@ _TT = TTuple((INT, STR))
 _OI = TOptional(INT)
 _DSI = TDict(STR, INT)
 _LTT = TList(_TT)
+_DIR = TDict(INT, REAL)
 OPTIONALS = ["o", "get(d, k)", "get({}, k)"]
+INDEXED = ["d", '{"a": n}', '{k: 1, "b": n}']
+"""Dicts that are indexed: never `{}[k]`, refused by Z3 as `[][i]` is (no sort to read)."""
 
 
 @st.composite
@@ -253,23 +258,35 @@ def _random_text(draw: st.DrawFn, ty: Ty, depth: int) -> str:
         return f"(if {sub(BOOL)} then {sub(ty)} else {sub(ty)})"
 
     word = st.sampled_from(['"a"', '"b"', '"x"'])
+    num = st.sampled_from([INT, REAL])
     options: list[Any] = []
     if ty == INT:
         options = [lambda: str(draw(st.integers(-2, 3))), lambda: "n", lambda: "t[0]",
                    lambda: f"value({draw(st.sampled_from(OPTIONALS))})",
                    lambda: f"get({sub(_DSI)}, {sub(STR)}, {sub(INT)})",
-                   lambda: f"{sub(_DSI)}[{sub(STR)}]", lambda: f"len({sub(_DSI)})",
+                   lambda: f"{draw(st.sampled_from(INDEXED))}[{sub(STR)}]",
+                   lambda: f"len({sub(_DSI)})",
                    lambda: f"len(keys({sub(_DSI)}))", lambda: f"({sub(INT)} + {sub(INT)})",
                    lambda: f"[{sub(_TT)}, t][{sub(INT)}][0]"]  # never `[][i]`: refused by Z3
+    elif ty == REAL:
+        options = [lambda: draw(st.sampled_from(["0.5", "-1.25", "2.0"])),
+                   lambda: f"get({sub(_DIR)}, {sub(INT)}, {sub(INT)})",
+                   lambda: f"{draw(st.sampled_from(['e', '{0: 0.5}']))}[{sub(INT)}]",
+                   lambda: f"({sub(REAL)} + {sub(INT)})"]
+    elif ty == _DIR:
+        options = [lambda: "e", lambda: "{}",
+                   lambda: "{" + ", ".join(f"{draw(st.integers(-1, 2))}: {sub(draw(num))}"
+                                           for _ in range(draw(st.integers(1, 3)))) + "}"]
     elif ty == STR:
         options = [lambda: draw(word), lambda: "k", lambda: f"{sub(_TT)}[1]",
                    lambda: f"{sub(_TT)}[-1]"]
     elif ty == BOOL:
-        eq = st.sampled_from([INT, STR, _TT, _OI, _DSI, _LTT])
+        eq = st.sampled_from([INT, STR, _TT, _OI, _DSI, _LTT, _DIR, REAL])
         options = [lambda: (lambda t: f"{sub(t)} {draw(st.sampled_from(['==', '!=']))} {sub(t)}")(
                        draw(eq)),
                    lambda: f"{sub(STR)} in {sub(_DSI)}", lambda: f"{sub(_TT)} in {sub(_LTT)}",
                    lambda: f"{sub(_OI)} == none", lambda: f"{sub(_OI)} == {sub(INT)}",
+                   lambda: f"{sub(REAL)} < {sub(REAL)}", lambda: f"{sub(INT)} in {sub(_DIR)}",
                    lambda: f"({sub(BOOL)} and {sub(BOOL)})", lambda: f"not {sub(BOOL)}",
                    lambda: f"all(w != {sub(STR)} or {sub(BOOL)} for w in keys({sub(_DSI)}))"]
     elif ty == _TT:
