@@ -1,7 +1,9 @@
 """Runtime values <-> JSON, by type (docs/cli.md), and values as spec literals.
 
 JSON conventions of every derivative document: integers, strings and booleans as
-themselves, dates as ``"YYYY-MM-DD"``, enum members by member name, lists as arrays,
+themselves, dates as ``"YYYY-MM-DD"``, enum members by member name, lists and tuples as
+arrays, ``none`` as ``null``, dicts as objects (str keys, and ``{}``) or arrays of
+``[key, value]`` pairs (int keys),
 reals as exact strings (a decimal where one exists, else ``"p/q"``), by the one rule of
 ``derivative._numbers`` (the rationals of Farkas rows too).  JSON alone does
 not say whether ``"2026-01-01"`` is a string or a date, so decoding needs the type;
@@ -21,20 +23,36 @@ from typing import Any, Final
 from derivative._ast import (
     BoolLit,
     DateLit,
+    DictLit,
     EnumMember,
     Expr,
     IntLit,
     ListLit,
+    NoneLit,
     RealLit,
     StrLit,
+    TupleLit,
     Unary,
     make_binop,
 )
 from derivative._errors import DerivativeError
 from derivative._numbers import parse_real, real_json, real_text
 from derivative._strictjson import MAX_INT_DIGITS
-from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
-from derivative._values import EnumValue, Value
+from derivative._types import (
+    TAny,
+    TBool,
+    TDate,
+    TDict,
+    TEnum,
+    TInt,
+    TList,
+    TOptional,
+    TReal,
+    TStr,
+    TTuple,
+    Ty,
+)
+from derivative._values import DictValue, EnumValue, TupleValue, Value
 
 __all__ = [
     "ValueError_",
@@ -98,6 +116,24 @@ def encode(value: Value | float, ty: Ty) -> Any:
         if not isinstance(value, tuple):
             raise ValueError_(f"{value!r} is not a list")
         return [encode(v, ty.elem) for v in value]
+    return _encode_compound(value, ty)
+
+
+def _encode_compound(value: Value | float, ty: Ty) -> Any:
+    """Tuples as arrays, ``none`` as ``null``, dicts as objects (str keys; the empty dict
+    whatever its key type) or as arrays of ``[key, value]`` pairs (int keys)."""
+    if isinstance(ty, TTuple):
+        if not isinstance(value, TupleValue) or len(value.items) != len(ty.items):
+            raise ValueError_(f"{value!r} is not a {ty.show()}")
+        return [encode(v, t) for v, t in zip(value.items, ty.items, strict=True)]
+    if isinstance(ty, TOptional):
+        return None if value is None else encode(value, ty.elem)
+    if isinstance(ty, TDict):
+        if not isinstance(value, DictValue):
+            raise ValueError_(f"{value!r} is not a {ty.show()}")
+        if isinstance(ty.key, TStr) or not value.entries:
+            return {encode(k, ty.key): encode(v, ty.value) for k, v in value.entries}
+        return [[encode(k, ty.key), encode(v, ty.value)] for k, v in value.entries]
     raise ValueError_(f"values of type {ty.show()} have no JSON form")
 
 
@@ -140,6 +176,29 @@ def decode(data: object, ty: Ty) -> Value:
         return tuple(decode(v, ty.elem) for v in data)
     if isinstance(ty, TAny):
         raise ValueError_("a value of an unknown type")
+    return _decode_compound(data, ty)
+
+
+def _decode_compound(data: object, ty: Ty) -> Value:
+    if isinstance(ty, TTuple):
+        if not isinstance(data, list) or len(data) != len(ty.items):
+            raise ValueError_(f"{data!r} is not a {ty.show()} (an array of {len(ty.items)})")
+        return TupleValue(tuple(decode(v, t) for v, t in zip(data, ty.items, strict=True)))
+    if isinstance(ty, TOptional):
+        return None if data is None else decode(data, ty.elem)
+    if isinstance(ty, TDict):
+        if isinstance(data, dict) and (isinstance(ty.key, TStr) or not data):
+            pairs = [(decode(k, ty.key), decode(v, ty.value)) for k, v in data.items()]
+        elif isinstance(data, list) and not isinstance(ty.key, TStr):
+            if not all(isinstance(p, list) and len(p) == 2 for p in data):
+                raise ValueError_(f"{data!r} is not a list of [key, value] pairs")
+            pairs = [(decode(k, ty.key), decode(v, ty.value)) for k, v in data]
+        else:
+            raise ValueError_(f"{data!r} is not a {ty.show()}")
+        d = DictValue.of(pairs)
+        if len(d.entries) != len(pairs):
+            raise ValueError_(f"{data!r} repeats a key")
+        return d
     raise ValueError_(f"values of type {ty.show()} have no JSON form")
 
 
@@ -169,4 +228,14 @@ def literal(value: Value, ty: Ty) -> Expr:
         return EnumMember(enum=value.enum, member=value.member)
     if isinstance(ty, TList) and isinstance(value, tuple):
         return ListLit(items=tuple(literal(v, ty.elem) for v in value))
+    if isinstance(ty, TTuple) and isinstance(value, TupleValue):
+        pairs = zip(value.items, ty.items, strict=True)
+        return TupleLit(items=tuple(literal(v, t) for v, t in pairs))
+    if isinstance(ty, TOptional):
+        return NoneLit() if value is None else literal(value, ty.elem)
+    if isinstance(ty, TDict) and isinstance(value, DictValue):
+        return DictLit(
+            keys=tuple(literal(k, ty.key) for k, _ in value.entries),
+            values=tuple(literal(v, ty.value) for _, v in value.entries),
+        )
     raise ValueError_(f"{value!r} cannot be written as a literal of type {ty.show()}")

@@ -31,12 +31,15 @@ from derivative._printer import quote, to_source
 from derivative._types import (
     TBool,
     TDate,
+    TDict,
     TEnum,
     TInt,
     TList,
     TNone,
+    TOptional,
     TReal,
     TStr,
+    TTuple,
     Ty,
 )
 from derivative._values import Value
@@ -91,6 +94,12 @@ def type_text(ty: Ty) -> str:
         return ty.name
     if isinstance(ty, TNone):
         return "none"
+    if isinstance(ty, TTuple):
+        return "tuple[" + ", ".join(type_text(t) for t in ty.items) + "]"
+    if isinstance(ty, TOptional):
+        return f"optional[{type_text(ty.elem)}]"
+    if isinstance(ty, TDict):
+        return f"dict[{type_text(ty.key)}, {type_text(ty.value)}]"
     raise ValueError(f"the type {ty.show()} has no spelling")
 
 

@@ -50,6 +50,10 @@ _BUILTIN_CALLS: Final = {
     "join": "_call_join",
     "ord": "_call_ord",
     "chr": "_call_chr",
+    # tuples, optionals and dicts: methods of ``_smt_compound.SmtCompound``
+    "get": "_call_get",
+    "keys": "_call_keys",
+    "value": "_call_value",
 }
 
 

@@ -19,11 +19,14 @@ from derivative._types import (
     TAny,
     TBool,
     TDate,
+    TDict,
     TEnum,
     TInt,
     TList,
+    TOptional,
     TReal,
     TStr,
+    TTuple,
     Ty,
 )
 from derivative._values import EnumValue, Value
@@ -56,7 +59,25 @@ def sort_of(ty: Ty) -> str:
         return symbol(ty.name)
     if isinstance(ty, TAny):
         return "Int"
+    if isinstance(ty, (TTuple, TOptional, TDict)):
+        return f"|{type_name(ty)}|"
     raise EncodingError(f"values of type {ty.show()} have no SMT-LIB sort")
+
+
+def type_name(ty: Ty) -> str:
+    """The datatype name of a tuple, optional or dict type, without the quoting bars: the
+    sorts of its parts (``tuple<Int,String>``), so one type has one name."""
+
+    def bare(t: Ty) -> str:
+        return sort_of(t).replace("|", "")
+
+    if isinstance(ty, TTuple):
+        return "tuple<" + ",".join(bare(t) for t in ty.items) + ">"
+    if isinstance(ty, TOptional):
+        return f"optional<{bare(ty.elem)}>"
+    if isinstance(ty, TDict):
+        return f"dict<{bare(ty.key)},{bare(ty.value)}>"
+    raise EncodingError(f"{ty.show()} is not a datatype")
 
 
 def plain(ty: Ty) -> Ty:
@@ -67,14 +88,26 @@ def plain(ty: Ty) -> Ty:
         return STR
     if isinstance(ty, TList):
         return TList(plain(ty.elem))
+    if isinstance(ty, TTuple):
+        return TTuple(tuple(plain(t) for t in ty.items))
+    if isinstance(ty, TOptional):
+        return TOptional(plain(ty.elem))
+    if isinstance(ty, TDict):
+        return TDict(plain(ty.key), plain(ty.value))
     return ty
 
 
 def contains_enum(ty: Ty, out: set[str]) -> None:
     if isinstance(ty, TEnum):
         out.add(ty.name)
-    elif isinstance(ty, TList):
+    elif isinstance(ty, TList | TOptional):
         contains_enum(ty.elem, out)
+    elif isinstance(ty, TTuple):
+        for t in ty.items:
+            contains_enum(t, out)
+    elif isinstance(ty, TDict):
+        contains_enum(ty.key, out)
+        contains_enum(ty.value, out)
 
 
 def value_term(value: object, ty: Ty) -> str:
@@ -113,6 +146,10 @@ def value_term(value: object, ty: Ty) -> str:
             return f"(as seq.empty {sort_of(ty)})"
         units = [f"(seq.unit {value_term(v, ty.elem)})" for v in value]
         return units[0] if len(units) == 1 else f"(seq.++ {' '.join(units)})"
+    if isinstance(ty, (TTuple, TOptional, TDict)):
+        from ._smt_compound import compound_value
+
+        return compound_value(value, ty, value_term)
     raise EncodingError(f"values of type {ty.show()} cannot be written in SMT-LIB")
 
 

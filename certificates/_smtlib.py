@@ -51,8 +51,8 @@ from derivative._ast import Expr
 from derivative._types import TDate, Ty
 
 from ._smt_aux import AUX_ORDER, aux_definitions
-from ._smt_calls import SmtCalls
-from ._smt_sorts import CoreScope, regex_term, sort_of, value_term
+from ._smt_compound import SmtCompound, declaration, dict_domain
+from ._smt_sorts import CoreScope, plain, regex_term, sort_of, value_term
 from ._smt_syntax import (
     MAX_DATE_ORDINAL,
     MIN_DATE_ORDINAL,
@@ -81,7 +81,7 @@ __all__ = [
 ]
 
 
-class SmtEncoder(SmtCalls):
+class SmtEncoder(SmtCompound):
     """Encodes expressions of one core and assembles the script around them.
 
     Use ``term(expr)`` for each expression (it records which names, enums and
@@ -101,6 +101,8 @@ class SmtEncoder(SmtCalls):
             enum = self._enum(name)
             ctors = " ".join(f"({constructor_symbol(name, m)})" for m in enum.members)
             lines.append(f"(declare-datatypes (({symbol(name)} 0)) (({ctors})))")
+        for ty in list(self.used_compound):
+            lines.append(declaration(ty))
         for kind in AUX_ORDER:
             for key in sorted(k for k in self.aux if k[0] == kind):
                 lines.extend(aux_definitions(key))
@@ -140,7 +142,7 @@ def _domain(sym: str, ty: Ty) -> list[str]:
     """
     if isinstance(ty, TDate):
         return [f"(assert (and (<= {MIN_DATE_ORDINAL} {sym}) (<= {sym} {MAX_DATE_ORDINAL})))"]
-    return []
+    return dict_domain(sym, plain(ty))
 
 
 def encode_script(members: Sequence[tuple[str, Expr]], scope: CoreScope) -> str:

@@ -284,6 +284,36 @@ class ListLit(ExprNode):
     items: tuple[Expr, ...]
 
 
+class TupleLit(ExprNode):
+    """``(a, b)`` / ``(a,)``: a tuple of one or more items (docs/language.md §6.5)."""
+
+    kind: Literal["tuple"] = "tuple"
+    items: tuple[Expr, ...] = Field(min_length=1)
+
+    def _trusted_check(self) -> None:
+        if not self.items:
+            raise ValueError("a tuple has at least one item")
+
+
+class NoneLit(ExprNode):
+    """``none``: the absent value of every ``optional[T]`` (docs/language.md §6.6)."""
+
+    kind: Literal["none"] = "none"
+
+
+class DictLit(ExprNode):
+    """``{k1: v1, k2: v2}`` / ``{}``: ``keys[i]`` maps to ``values[i]``; a later entry
+    with an equal key replaces an earlier one, as in Python (docs/language.md §6.7)."""
+
+    kind: Literal["dict"] = "dict"
+    keys: tuple[Expr, ...]
+    values: tuple[Expr, ...]
+
+    def _trusted_check(self) -> None:
+        if len(self.keys) != len(self.values):
+            raise ValueError("a dict literal has one value per key")
+
+
 class EnumMember(ExprNode):
     """``Enum.member``."""
 
@@ -465,6 +495,9 @@ Expr: TypeAlias = Annotated[
         | BoolLit
         | DateLit
         | ListLit
+        | TupleLit
+        | NoneLit
+        | DictLit
         | EnumMember
         | Name
         | Result
@@ -577,6 +610,28 @@ class ListType(TypeNode):
     elem: TypeRef
 
 
+class TupleType(TypeNode):
+    """``tuple[T1, ..., Tn]`` (n >= 1)."""
+
+    kind: Literal["tuple_type"] = "tuple_type"
+    items: tuple[TypeRef, ...] = Field(min_length=1)
+
+
+class OptionalType(TypeNode):
+    """``optional[T]``: a value of ``T`` or ``none``."""
+
+    kind: Literal["optional_type"] = "optional_type"
+    elem: TypeRef
+
+
+class DictType(TypeNode):
+    """``dict[K, V]``: finitely many keys of ``K`` (int or str), each with a value of ``V``."""
+
+    kind: Literal["dict_type"] = "dict_type"
+    key: TypeRef
+    value: TypeRef
+
+
 class NamedType(TypeNode):
     """A declared enum, by name (resolved by the type checker)."""
 
@@ -591,7 +646,17 @@ class NoneType_(TypeNode):
 
 
 TypeRef: TypeAlias = Annotated[
-    IntType | BoolType | RealType | StrType | DateType | ListType | NamedType | NoneType_,
+    IntType
+    | BoolType
+    | RealType
+    | StrType
+    | DateType
+    | ListType
+    | TupleType
+    | OptionalType
+    | DictType
+    | NamedType
+    | NoneType_,
     Field(discriminator="kind"),
 ]
 

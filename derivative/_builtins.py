@@ -41,6 +41,10 @@ BUILTIN_FUNCTIONS: Final[dict[str, tuple[int, int | None, str]]] = {
     "join": (2, 2, "join(sep, xs)"),
     "ord": (1, 1, "ord(c)"),
     "chr": (1, 1, "chr(n)"),
+    # tuples, optionals and dicts (docs/language.md §6.5-6.7)
+    "get": (2, 3, "get(d, k) / get(d, k, default)"),
+    "keys": (1, 1, "keys(d)"),
+    "value": (1, 1, "value(x)"),
 }
 """Built-in functions of docs/language.md §7.5 (``all``/``any`` are generator forms, and
 ``date("...")`` is a literal, so neither is here)."""

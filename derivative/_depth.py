@@ -16,7 +16,15 @@ from __future__ import annotations
 
 from typing import Final
 
-from derivative._ast import Expr, IntType, ListType, TypeRef
+from derivative._ast import (
+    DictType,
+    Expr,
+    IntType,
+    ListType,
+    OptionalType,
+    TupleType,
+    TypeRef,
+)
 from derivative._walk import children
 
 MAX_DEPTH: Final = 100
@@ -54,19 +62,23 @@ def depth(expr: Expr) -> int:
 
 
 def type_too_deep(ty: TypeRef, limit: int = MAX_DEPTH) -> TypeRef | Expr | None:
-    """The first list type nested deeper than ``limit`` in ``ty`` (or a too-deep bound)."""
-    depth = 1
-    while isinstance(ty, ListType):
+    """The first written type nested deeper than ``limit`` in ``ty`` (list, tuple, optional
+    and dict types each add a level), or a too-deep range bound."""
+    stack: list[tuple[TypeRef, int]] = [(ty, 1)]
+    while stack:
+        node, depth = stack.pop()
         if depth > limit:
-            return ty
-        ty = ty.elem
-        depth += 1
-    if depth > limit:
-        return ty
-    if isinstance(ty, IntType):
-        for bound in (ty.lo, ty.hi):
-            if bound is not None:
-                found = too_deep(bound, limit)
-                if found is not None:
-                    return found
+            return node
+        if isinstance(node, ListType | OptionalType):
+            stack.append((node.elem, depth + 1))
+        elif isinstance(node, TupleType):
+            stack.extend((t, depth + 1) for t in reversed(node.items))
+        elif isinstance(node, DictType):
+            stack.extend(((node.value, depth + 1), (node.key, depth + 1)))
+        elif isinstance(node, IntType):
+            for bound in (node.lo, node.hi):
+                if bound is not None:
+                    found = too_deep(bound, limit)
+                    if found is not None:
+                        return found
     return None

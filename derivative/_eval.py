@@ -88,6 +88,7 @@ from derivative._ast import (
     Compare,
     Count,
     DateLit,
+    DictLit,
     EnumMember,
     Expr,
     Generator,
@@ -97,18 +98,20 @@ from derivative._ast import (
     ListComp,
     ListLit,
     Name,
+    NoneLit,
     Quantifier,
     Range,
     RealLit,
     Result,
     Slice,
     StrLit,
+    TupleLit,
     Unary,
 )
 from derivative._builtins import takes
 from derivative._errors import DerivativeError
 from derivative._evalops import DEFAULT_REL_TOL, Outcome, RuntimeValue
-from derivative._values import UNDEFINED, EnumValue, _Undefined
+from derivative._values import UNDEFINED, DictValue, EnumValue, TupleValue, _Undefined
 from derivative._walk import ExprVisitor
 
 __all__ = [
@@ -194,6 +197,9 @@ _BUILTINS: Final[dict[str, _Builtin]] = {
     "join": lambda c, a: text.join(a[0], a[1]),
     "ord": lambda c, a: text.code_of(a[0]),
     "chr": lambda c, a: text.char_of(a[0]),
+    "get": lambda c, a: ops.dict_get(*a),
+    "keys": lambda c, a: ops.dict_keys(a[0]),
+    "value": lambda c, a: ops.some_value(a[0]),
 }
 
 _BINOPS: Final = {**ops.BINOPS, "**": text.power}
@@ -243,7 +249,7 @@ class _Walker(ExprVisitor[Outcome]):
         """
         if isinstance(v, _Undefined):
             return v
-        if isinstance(v, tuple):
+        if isinstance(v, (tuple, TupleValue, DictValue)):
             seen = self.checked.get(id(v))
             if seen is None:
                 seen = self.checked[id(v)] = (v, ops.sort_of(v) is not None)
@@ -283,6 +289,30 @@ class _Walker(ExprVisitor[Outcome]):
                 return v
             items.append(v)
         return tuple(items)
+
+    def visit_tuple(self, node: TupleLit) -> Outcome:
+        items: list[RuntimeValue] = []
+        for item in node.items:
+            v = self.visit(item)
+            if isinstance(v, _Undefined):
+                return v
+            items.append(v)
+        return TupleValue(tuple(items))
+
+    def visit_none(self, node: NoneLit) -> Outcome:
+        return None
+
+    def visit_dict(self, node: DictLit) -> Outcome:
+        pairs: list[tuple[RuntimeValue, RuntimeValue]] = []
+        for k_node, v_node in zip(node.keys, node.values, strict=True):
+            k = self.visit(k_node)
+            if isinstance(k, _Undefined):
+                return k
+            v = self.visit(v_node)
+            if isinstance(v, _Undefined):
+                return v
+            pairs.append((k, v))
+        return ops.make_dict(pairs)
 
     def visit_name(self, node: Name) -> Outcome:
         if node.id in self.bound:

@@ -19,9 +19,13 @@ sort           Python values
 ``"date"``     ``datetime.date`` (a ``datetime.datetime`` is *not* a date)
 ``("enum",N)`` ``EnumValue`` with ``enum == N``
 ``("list",S)`` ``tuple`` whose elements all have sort ``S`` (``"any"`` when empty)
+``("tuple",…)`` ``TupleValue``: the sorts of its items, in order
+``"none"``      ``None`` (the value ``none``)
+``("opt",S)``  none and values of sort ``S`` together (a list ``[1, none]``)
+``("dict",…)`` ``DictValue``: the sorts of its keys and of its values
 =============  ===============================================================
 
-Anything else (``None``, a Python ``list``, ``nan``, ``inf``, a ``Decimal``, an
+Anything else (a Python ``list``, ``nan``, ``inf``, a ``Decimal``, an
 ``enum.Enum`` member, a list mixing sorts) has no sort and every operation on it is
 undefined.  ``int`` and ``real`` share the sort ``"num"``: the language compares them
 by mathematical value, and whether an ``int`` result was required is the oracle's
@@ -40,27 +44,31 @@ exactly (values that differ by less than the slack are interchangeable anyway).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable
 from datetime import date, datetime
 from decimal import Decimal
 from fractions import Fraction
-from typing import Final, TypeAlias, TypeGuard, cast
+from typing import Any, Final, TypeAlias, TypeGuard, cast
 
 from derivative import _regex
 from derivative._types import (
     TAny,
     TBool,
     TDate,
+    TDict,
     TEnum,
     TInt,
     TList,
     TNone,
+    TOptional,
     TReal,
+    TTuple,
     Ty,
 )
 from derivative._types import TStr as _TStr
-from derivative._values import UNDEFINED, EnumValue, _Undefined
+from derivative._values import UNDEFINED, DictValue, EnumValue, TupleValue, _Undefined
 
 ABS_TOL: Final = 1e-12
 """Absolute slack of float comparisons (docs/language.md §6.4); the relative one is configurable."""
@@ -69,13 +77,14 @@ DEFAULT_REL_TOL: Final = 1e-9
 
 RuntimeValue: TypeAlias = (
     "int | bool | Fraction | float | str | date | tuple[RuntimeValue, ...] | EnumValue"
+    " | TupleValue | DictValue | None"
 )
 """A value as the evaluator sees it: a ``Value``, or one holding floats a candidate returned."""
 
 Outcome: TypeAlias = "RuntimeValue | _Undefined"
 """What evaluating an expression gives: a value or ``UNDEFINED``."""
 
-Sort: TypeAlias = "str | tuple[str, Sort]"
+Sort: TypeAlias = "str | tuple[str, Sort] | tuple[str, tuple[Sort, ...]]"
 
 NUM: Final = "num"
 BOOL: Final = "bool"
@@ -83,6 +92,7 @@ STR: Final = "str"
 DATE: Final = "date"
 ANY: Final = "any"
 """Element sort of the empty list: compatible with every sort."""
+NONE: Final = "none"
 
 _MIN_ORD: Final = date.min.toordinal()
 _MAX_ORD: Final = date.max.toordinal()
@@ -112,7 +122,12 @@ def is_date(v: object) -> TypeGuard[date]:
 
 def admissible(v: object) -> bool:
     """Whether ``v`` can be a value at all, judged without looking inside lists (O(1))."""
-    return is_num(v) or isinstance(v, (bool, str, tuple, EnumValue)) or is_date(v)
+    return (
+        is_num(v)
+        or isinstance(v, (bool, str, tuple, EnumValue, TupleValue, DictValue))
+        or is_date(v)
+        or v is None
+    )
 
 
 def sort_of(v: object) -> Sort | None:
@@ -135,6 +150,62 @@ def sort_of(v: object) -> Sort | None:
                 return None
             elem = unify(elem, s)
         return None if elem is None else ("list", elem)
+    return _compound_sort(v)
+
+
+def _compound_sort(v: object) -> Sort | None:
+    """The sort of ``none``, a ``TupleValue`` or a ``DictValue`` (else None)."""
+    if v is None:
+        return NONE
+    if isinstance(v, TupleValue):
+        items: list[Sort] = []
+        for item in v.items:
+            s = sort_of(item)
+            if s is None:
+                return None
+            items.append(s)
+        return ("tuple", tuple(items))
+    if isinstance(v, DictValue):
+        key: Sort | None = ANY
+        val: Sort | None = ANY
+        for k, x in v.entries:
+            sk, sx = sort_of(k), sort_of(x)
+            if sk not in (NUM, STR) or sx is None or key is None or val is None:
+                return None
+            if isinstance(k, float | Fraction):
+                return None
+            key, val = unify(key, sk), unify(val, sx)
+        keys = v.key_tuple()
+        if key is None or val is None or any(a >= b for a, b in itertools.pairwise(keys)):
+            return None  # not in its one form: keys distinct and increasing
+        return ("dict", (key, val))
+    return None
+
+
+def _unify_compound(a: Sort, b: Sort) -> Sort | None:
+    """``unify`` of tuple, dict and optional sorts."""
+    if a == NONE or b == NONE:
+        other = b if a == NONE else a
+        return other if isinstance(other, tuple) and other[0] == "opt" else ("opt", other)
+    if (isinstance(a, tuple) and a[0] == "opt") or (isinstance(b, tuple) and b[0] == "opt"):
+        x = a[1] if isinstance(a, tuple) and a[0] == "opt" else a
+        y = b[1] if isinstance(b, tuple) and b[0] == "opt" else b
+        inner = unify(cast(Sort, x), cast(Sort, y))
+        return None if inner is None else ("opt", inner)
+    if not (isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0]):
+        return None
+    if a[0] in ("tuple", "dict"):
+        xs, ys = a[1], b[1]
+        assert isinstance(xs, tuple) and isinstance(ys, tuple)
+        if len(xs) != len(ys):
+            return None
+        out: list[Sort] = []
+        for x, y in zip(xs, ys, strict=True):
+            u = unify(cast(Sort, x), cast(Sort, y))
+            if u is None:
+                return None
+            out.append(u)
+        return (a[0], tuple(out))
     return None
 
 
@@ -147,9 +218,9 @@ def unify(a: Sort, b: Sort) -> Sort | None:
     if b == ANY:
         return a
     if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "list":
-        inner = unify(a[1], b[1])
+        inner = unify(a[1], b[1])  # type: ignore[arg-type]
         return None if inner is None else ("list", inner)
-    return None
+    return _unify_compound(a, b)
 
 
 def common_sort(*values: object) -> Sort | None:
@@ -172,7 +243,7 @@ def is_ordered(s: Sort) -> bool:
     if s in (NUM, STR, DATE, ANY):
         return True
     if isinstance(s, tuple) and s[0] == "list":
-        return is_ordered(s[1])
+        return is_ordered(s[1])  # type: ignore[arg-type]
     return False
 
 
@@ -199,6 +270,16 @@ class Comparer:
 
     # Operands of the ``_v`` methods are already known to share a sort.
     def eq_v(self, a: object, b: object) -> bool:
+        if a is None or b is None:
+            return a is b
+        if isinstance(a, TupleValue):
+            assert isinstance(b, TupleValue)
+            return self.eq_v(a.items, b.items)
+        if isinstance(a, DictValue):
+            assert isinstance(b, DictValue)
+            return a.key_tuple() == b.key_tuple() and all(
+                self.eq_v(x, y) for (_, x), (_, y) in zip(a.entries, b.entries, strict=True)
+            )
         if isinstance(a, tuple):
             assert isinstance(b, tuple)
             return len(a) == len(b) and all(self.eq_v(x, y) for x, y in zip(a, b, strict=True))
@@ -251,7 +332,9 @@ class Comparer:
         return UNDEFINED
 
     def member(self, x: object, xs: object) -> bool | _Undefined:
-        """``x in xs``: substring for strings, element (with slack) for lists."""
+        """``x in xs``: substring for strings, element (with slack) for lists, key for dicts."""
+        if isinstance(xs, DictValue):
+            return dict_find(xs, x) is not None if _is_key_for(xs, x) else UNDEFINED
         if isinstance(xs, str):
             return x in xs if isinstance(x, str) else UNDEFINED
         n = self.occurrences(xs, x, stop_at_first=True)
@@ -385,11 +468,13 @@ BINOPS: Final = {"+": add, "-": sub, "*": mul, "/": truediv, "//": floordiv, "%"
 
 
 def length(a: object) -> Outcome:
-    return len(a) if isinstance(a, (str, tuple)) else UNDEFINED
+    return len(a) if isinstance(a, (str, tuple, TupleValue, DictValue)) else UNDEFINED
 
 
 def index(base: object, i: object) -> Outcome:
     """``base[i]`` for a string or list; only ``0 <= i < len(base)`` is defined."""
+    if isinstance(base, (TupleValue, DictValue)):
+        return compound_index(base, i)
     if not isinstance(base, (str, tuple)) or not is_int(i):
         return UNDEFINED
     if 0 <= i < len(base):
@@ -514,7 +599,8 @@ def extreme(args: tuple[object, ...], largest: bool) -> Outcome:
     items = _ordered_args(args)
     if not items:
         return UNDEFINED
-    return max(items) if largest else min(items)
+    ordered: list[Any] = list(items)
+    return cast(RuntimeValue, max(ordered) if largest else min(ordered))
 
 
 def sort_list(xs: object) -> Outcome:
@@ -524,7 +610,83 @@ def sort_list(xs: object) -> Outcome:
     items = _ordered_args(xs)
     if items is None:
         return UNDEFINED
-    return tuple(sorted(items))
+    ordered: list[Any] = list(items)
+    return tuple(sorted(ordered))
+
+
+# --------------------------------------------------------------------------- tuples, none, dicts
+
+
+def _is_key_for(d: DictValue, k: object) -> bool:
+    """``k`` can be a key of ``d``: an int or a str, of the kind ``d``'s keys are."""
+    if not (is_int(k) or isinstance(k, str)):
+        return False
+    return not d.entries or isinstance(d.entries[0][0], str) == isinstance(k, str)
+
+
+def dict_find(d: DictValue, k: object) -> int | None:
+    """The position of key ``k`` in ``d``'s entries (binary search: they are sorted)."""
+    lo, hi = 0, len(d.entries)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        key = d.entries[mid][0]
+        if key == k:
+            return mid
+        if key < k:
+            lo = mid + 1
+        else:
+            hi = mid
+    return None
+
+
+def compound_index(base: TupleValue | DictValue, i: object) -> Outcome:
+    """``t[i]`` (``-n <= i < n``, as Python) or ``d[k]`` (undefined for a missing key)."""
+    if isinstance(base, TupleValue):
+        n = len(base.items)
+        if not is_int(i) or not -n <= i < n:
+            return UNDEFINED
+        return cast(RuntimeValue, base.items[i])
+    if not _is_key_for(base, i):
+        return UNDEFINED
+    at = dict_find(base, i)
+    return UNDEFINED if at is None else cast(RuntimeValue, base.entries[at][1])
+
+
+def dict_get(d: object, k: object, default: object = UNDEFINED) -> Outcome:
+    """``get(d, k)``: ``d[k]``, or ``none`` (``default`` if given) for a missing key."""
+    if not isinstance(d, DictValue) or not _is_key_for(d, k):
+        return UNDEFINED
+    at = dict_find(d, k)
+    if at is not None:
+        return cast(RuntimeValue, d.entries[at][1])
+    if isinstance(default, _Undefined):
+        return None
+    if d.entries and common_sort(d.entries[0][1], default) is None:
+        return UNDEFINED
+    return cast(RuntimeValue, default)
+
+
+def dict_keys(d: object) -> Outcome:
+    """``keys(d)``: the keys in increasing order (a list)."""
+    return d.key_tuple() if isinstance(d, DictValue) else UNDEFINED
+
+
+def some_value(x: object) -> Outcome:
+    """``value(x)``: ``x`` itself; undefined when ``x`` is ``none``."""
+    return UNDEFINED if x is None else cast(RuntimeValue, x)
+
+
+def make_dict(pairs: list[tuple[RuntimeValue, RuntimeValue]]) -> Outcome:
+    """The value of a dict literal: undefined when its keys or its values mix sorts."""
+    d = DictValue.of(pairs) if _plain_keys(pairs) else None
+    if d is None or sort_of(d) is None:
+        return UNDEFINED
+    return d
+
+
+def _plain_keys(pairs: list[tuple[RuntimeValue, RuntimeValue]]) -> bool:
+    kinds = {str if isinstance(k, str) else int if is_int(k) else None for k, _ in pairs}
+    return None not in kinds and len(kinds) <= 1
 
 
 # --------------------------------------------------------------------------- conformance
@@ -555,6 +717,22 @@ def conforms(v: object, ty: Ty) -> bool:
         return v is None
     if isinstance(ty, TAny):
         return sort_of(v) is not None
+    return _conforms_compound(v, ty)
+
+
+def _conforms_compound(v: object, ty: Ty) -> bool:
+    if isinstance(ty, TTuple):
+        return (
+            isinstance(v, TupleValue)
+            and len(v.items) == len(ty.items)
+            and all(conforms(x, t) for x, t in zip(v.items, ty.items, strict=True))
+        )
+    if isinstance(ty, TOptional):
+        return v is None or conforms(v, ty.elem)
+    if isinstance(ty, TDict):
+        return isinstance(v, DictValue) and all(
+            conforms(k, ty.key) and conforms(x, ty.value) for k, x in v.entries
+        )
     return False
 
 

@@ -37,6 +37,7 @@ from derivative._ast import (
     Call,
     Compare,
     Count,
+    DictLit,
     Expr,
     Generator,
     IfExpr,
@@ -45,6 +46,7 @@ from derivative._ast import (
     Quantifier,
     RealLit,
     Slice,
+    TupleLit,
     Unary,
 )
 
@@ -204,6 +206,19 @@ def _show_boolop(e: BoolOp, need: int, tail: bool) -> str:
     return _wrap(f" {op} ".join(parts), level, need)
 
 
+def _show_tuple(e: TupleLit, need: int, tail: bool) -> str:
+    items = [_show(i, QUANT, True) for i in e.items]
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def _show_dict(e: DictLit, need: int, tail: bool) -> str:
+    entries = (
+        f"{_show(k, QUANT, False)}: {_show(v, QUANT, True)}"
+        for k, v in zip(e.keys, e.values, strict=True)
+    )
+    return "{" + ", ".join(entries) + "}"
+
+
 _PRINTERS: Final[dict[str, Callable[[Any, int, bool], str]]] = {
     "int": _show_int,
     "real": _show_real,
@@ -214,6 +229,9 @@ _PRINTERS: Final[dict[str, Callable[[Any, int, bool], str]]] = {
     "name": lambda e, need, tail: str(e.id),
     "result": lambda e, need, tail: "result",
     "list": lambda e, need, tail: "[" + ", ".join(_show(i, QUANT, True) for i in e.items) + "]",
+    "tuple": _show_tuple,
+    "none": lambda e, need, tail: "none",
+    "dict": _show_dict,
     "call": _show_call,
     "gen": _show_gen,
     "count": _show_count,

@@ -29,9 +29,11 @@ from derivative._types import (
     REAL,
     STR,
     TAny,
+    TDict,
     TList,
     TReal,
     TStr,
+    TTuple,
     Ty,
     base,
     comparable,
@@ -128,7 +130,9 @@ class CallChecks(ExprCheckerBase):
 
     def _builtin_len(self, node: Call, args: list[Ty]) -> Ty:
         t = args[0]
-        self._one(node, t, isinstance(t, (TStr, TList, TAny)), "a str or a list")
+        self._one(
+            node, t, isinstance(t, (TStr, TList, TTuple, TDict, TAny)), "a str, list, tuple or dict"
+        )
         return INT
 
     def _builtin_abs(self, node: Call, args: list[Ty]) -> Ty:

@@ -30,6 +30,7 @@ from derivative._ast import (
 from derivative._builtins import BUILTIN_EXCEPTIONS
 from derivative._errors import SpecError
 from derivative._typecheck_base import State, did_you_mean
+from derivative._typecheck_compound import resolve_compound
 from derivative._typecheck_positions import (
     exception_column,
     matching_literal_column,
@@ -228,6 +229,13 @@ class Declarations:
             return TStr(ref.pattern)
         if isinstance(ref, ListType):
             return TList(self.resolve(ref.elem, file, (line, col)))
+        compound = resolve_compound(
+            ref,
+            lambda r: self.resolve(r, file, (line, col)),
+            lambda message, hint: self.error(message, file, line, col, hint),
+        )
+        if compound is not None:
+            return compound
         if isinstance(ref, NamedType):
             enum = self.info.enums.get(ref.name)
             if enum is not None:
@@ -243,7 +251,8 @@ class Declarations:
                 line,
                 col,
                 did_you_mean(ref.name, [*self.info.enums, "int", "bool", "real", "str", "date"])
-                or "types are int, bool, real, str, date, list[T] and declared enums",
+                or "types are int, bool, real, str, date, list[T], tuple[T, ...], optional[T], "
+                "dict[K, V] and declared enums",
             )
             return TAny()
         if isinstance(ref, NoneType_):

@@ -34,6 +34,7 @@ from derivative._ast import (
 from derivative._depth import MAX_DEPTH
 from derivative._typecheck_base import Ctx, did_you_mean, is_bool, is_int, is_num
 from derivative._typecheck_calls import CallChecks
+from derivative._typecheck_compound import CompoundChecks
 from derivative._types import (
     BOOL,
     DATE,
@@ -43,6 +44,7 @@ from derivative._types import (
     TAny,
     TBool,
     TDate,
+    TDict,
     TEnum,
     TInt,
     TList,
@@ -50,6 +52,7 @@ from derivative._types import (
     TRange,
     TReal,
     TStr,
+    TTuple,
     Ty,
     base,
     comparable,
@@ -117,7 +120,7 @@ def _arith(op: str, a: Ty, b: Ty) -> Ty | None:
 # --------------------------------------------------------------------------- the checker
 
 
-class ExprChecker(CallChecks):
+class ExprChecker(CompoundChecks, CallChecks):
     """Computes the type of an expression, recording errors instead of stopping."""
 
     # ------------------------------------------------------------------ leaves
@@ -316,13 +319,16 @@ class ExprChecker(CallChecks):
                     lnode,
                     f"cannot look for {left.show()} in a {right.show()}",
                 )
+        elif isinstance(right, TDict):
+            self.dict_membership(op, lnode, left, right)
         elif isinstance(right, TStr):
             if not isinstance(left, TStr):
                 self.err(lnode, f"`{op}` on a str looks for a substring: {left.show()} is no str")
         else:
             self.err(
                 rnode,
-                f"`{op}` needs a list, a str or a range LO..HI on the right, not {right.show()}",
+                f"`{op}` needs a list, a str, a dict or a range LO..HI on the right, "
+                f"not {right.show()}",
             )
 
     def _range(self, node: Range) -> None:
@@ -418,6 +424,8 @@ class ExprChecker(CallChecks):
 
     def visit_index(self, node: Index) -> Ty:
         b = self.visit(node.base)
+        if isinstance(b, (TTuple, TDict)):
+            return self.compound_index(node, b)
         i = self.visit(node.index)
         if not is_int(i):
             self.err(node.index, f"an index must be an int, not {i.show()}")
@@ -427,7 +435,9 @@ class ExprChecker(CallChecks):
             return STR
         if isinstance(b, TAny):
             return b
-        return self.err(node, f"cannot index a {b.show()}; only lists and strings")
+        return self.err(
+            node, f"cannot index a {b.show()}; only lists, strings, tuples and dicts"
+        )
 
     # ------------------------------------------------------------------ count
 

@@ -12,8 +12,21 @@ from fractions import Fraction
 
 from derivative import _regex
 from derivative._numbers import number_source
-from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
-from derivative._values import EnumValue, Value
+from derivative._types import (
+    TAny,
+    TBool,
+    TDate,
+    TDict,
+    TEnum,
+    TInt,
+    TList,
+    TOptional,
+    TReal,
+    TStr,
+    TTuple,
+    Ty,
+)
+from derivative._values import DictValue, EnumValue, TupleValue, Value
 
 
 def value_fits(value: object, ty: Ty) -> bool:
@@ -40,6 +53,18 @@ def value_fits(value: object, ty: Ty) -> bool:
         )
     if isinstance(ty, TList):
         return isinstance(value, tuple) and all(value_fits(v, ty.elem) for v in value)
+    if isinstance(ty, TTuple):
+        return (
+            isinstance(value, TupleValue)
+            and len(value.items) == len(ty.items)
+            and all(value_fits(v, t) for v, t in zip(value.items, ty.items, strict=True))
+        )
+    if isinstance(ty, TOptional):
+        return value is None or value_fits(value, ty.elem)
+    if isinstance(ty, TDict):
+        return isinstance(value, DictValue) and all(
+            value_fits(k, ty.key) and value_fits(v, ty.value) for k, v in value.entries
+        )
     return False
 
 
@@ -49,6 +74,13 @@ def coerce_value(value: Value, ty: Ty) -> Value:
         return Fraction(value)
     if isinstance(ty, TList) and isinstance(value, tuple):
         return tuple(coerce_value(v, ty.elem) for v in value)
+    if isinstance(ty, TTuple) and isinstance(value, TupleValue):
+        pairs = zip(value.items, ty.items, strict=True)
+        return TupleValue(tuple(coerce_value(v, t) for v, t in pairs))
+    if isinstance(ty, TOptional) and value is not None:
+        return coerce_value(value, ty.elem)
+    if isinstance(ty, TDict) and isinstance(value, DictValue):
+        return DictValue(tuple((k, coerce_value(v, ty.value)) for k, v in value.entries))
     return value
 
 
@@ -64,5 +96,12 @@ def show_value(value: object) -> str:
         return f'date("{value.isoformat()}")'
     if isinstance(value, tuple):
         return "[" + ", ".join(show_value(v) for v in value) + "]"
+    if value is None:
+        return "none"
+    if isinstance(value, TupleValue):
+        inner = ", ".join(show_value(v) for v in value.items)
+        return "(" + inner + ("," if len(value.items) == 1 else "") + ")"
+    if isinstance(value, DictValue):
+        return "{" + ", ".join(f"{show_value(k)}: {show_value(v)}" for k, v in value.entries) + "}"
     return str(value)
 

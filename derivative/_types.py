@@ -67,6 +67,37 @@ class TList(Ty):
 
 
 @dataclass(frozen=True)
+class TTuple(Ty):
+    """``tuple[T1, ..., Tn]``, n >= 1 (docs/language.md §6.5)."""
+
+    items: tuple[Ty, ...]
+
+    def show(self) -> str:
+        return "tuple[" + ", ".join(t.show() for t in self.items) + "]"
+
+
+@dataclass(frozen=True)
+class TOptional(Ty):
+    """``optional[T]``: ``none`` or a value of ``elem`` (never itself optional or none)."""
+
+    elem: Ty
+
+    def show(self) -> str:
+        return f"optional[{self.elem.show()}]"
+
+
+@dataclass(frozen=True)
+class TDict(Ty):
+    """``dict[K, V]``; both are ``TAny`` only for the empty literal ``{}``."""
+
+    key: Ty
+    value: Ty
+
+    def show(self) -> str:
+        return f"dict[{self.key.show()}, {self.value.show()}]"
+
+
+@dataclass(frozen=True)
 class TEnum(Ty):
     name: str
     members: tuple[str, ...]
@@ -113,6 +144,12 @@ def base(t: Ty) -> Ty:
         return STR
     if isinstance(t, TList):
         return TList(base(t.elem))
+    if isinstance(t, TTuple):
+        return TTuple(tuple(base(x) for x in t.items))
+    if isinstance(t, TOptional):
+        return TOptional(base(t.elem))
+    if isinstance(t, TDict):
+        return TDict(base(t.key), base(t.value))
     return t
 
 
@@ -131,7 +168,9 @@ def join(a: Ty, b: Ty) -> Ty | None:
     - equal types are their own join (a refinement both share is kept);
     - ``int`` and ``real`` meet at ``real``; two ``int`` types (different ranges) at ``int``;
     - two ``str`` types (different patterns) meet at ``str``;
-    - lists meet element-wise;
+    - lists meet element-wise, tuples of one length item by item, dicts key and value;
+    - ``none`` and ``T`` meet at ``optional[T]``, ``optional[T]`` and ``T'`` at
+      ``optional[join(T, T')]``;
     - anything else (``bool``, ``date``, an enum, ``none``, only with itself) does not meet.
     """
     if isinstance(a, TAny):
@@ -147,6 +186,31 @@ def join(a: Ty, b: Ty) -> Ty | None:
     if isinstance(a, TList) and isinstance(b, TList):
         e = join(a.elem, b.elem)
         return None if e is None else TList(e)
+    return _join_compound(a, b)
+
+
+def _join_compound(a: Ty, b: Ty) -> Ty | None:
+    """``join`` of tuples, optionals and dicts (docs/language.md §6.5-6.7)."""
+    if isinstance(a, TTuple) and isinstance(b, TTuple):
+        if len(a.items) != len(b.items):
+            return None
+        items = [join(x, y) for x, y in zip(a.items, b.items, strict=True)]
+        if any(t is None for t in items):
+            return None
+        return TTuple(tuple(t for t in items if t is not None))
+    if isinstance(a, TDict) and isinstance(b, TDict):
+        k, v = join(a.key, b.key), join(a.value, b.value)
+        return None if k is None or v is None else TDict(k, v)
+    if isinstance(a, TNone) or isinstance(b, TNone):
+        other = b if isinstance(a, TNone) else a
+        if isinstance(other, TRange):
+            return None
+        return other if isinstance(other, TOptional) else TOptional(other)
+    if isinstance(a, TOptional) or isinstance(b, TOptional):
+        x = a.elem if isinstance(a, TOptional) else a
+        y = b.elem if isinstance(b, TOptional) else b
+        e = join(x, y)
+        return None if e is None or isinstance(e, TOptional) else TOptional(e)
     return None
 
 
@@ -169,6 +233,23 @@ def assignable(target: Ty, value: Ty) -> bool:
         return isinstance(value, (TInt, TReal))
     if isinstance(target, TList):
         return isinstance(value, TList) and assignable(target.elem, value.elem)
+    if isinstance(target, TTuple):
+        return (
+            isinstance(value, TTuple)
+            and len(value.items) == len(target.items)
+            and all(assignable(t, v) for t, v in zip(target.items, value.items, strict=True))
+        )
+    if isinstance(target, TOptional):
+        if isinstance(value, TNone):
+            return True
+        inner = value.elem if isinstance(value, TOptional) else value
+        return assignable(target.elem, inner)
+    if isinstance(target, TDict):
+        return (
+            isinstance(value, TDict)
+            and assignable(target.key, value.key)
+            and assignable(target.value, value.value)
+        )
     return base(target) == base(value)
 
 

@@ -10,6 +10,9 @@ str        ``str``
 date       ``datetime.date``
 list[T]    ``tuple`` of values (immutable, hashable)
 enum       ``EnumValue``
+tuple[..]  ``TupleValue`` (a Python tuple is a list)
+optional   ``None`` for ``none``, else the value itself
+dict[K,V]  ``DictValue``: its entries sorted by key
 =========  ==========================================
 
 ``UNDEFINED`` is the distinct result of an expression whose evaluation is undefined
@@ -19,7 +22,9 @@ It is a value, not an exception, so it can never leak out of the evaluator as a 
 ``value_json`` writes a value as every JSON document of the tool does: integers,
 strings and booleans as themselves, numbers by the one rule of ``derivative._numbers``
 (reals as exact decimal or ``"p/q"`` strings), dates ``"YYYY-MM-DD"``, enum members by
-name, lists as arrays.  Where the type is known (certificates), ``certificates._jsonvalue``
+name, lists and tuples as arrays, ``none`` as ``null``, dicts as objects when every key
+is a str (the empty dict too) and else as arrays of ``[key, value]`` pairs.
+Where the type is known (certificates), ``certificates._jsonvalue``
 encodes by type with the same rule.
 """
 
@@ -45,6 +50,40 @@ class EnumValue:
         return f"{self.enum}.{self.member}"
 
 
+@dataclass(frozen=True)
+class TupleValue:
+    """A value of ``tuple[T1, ..., Tn]``: its items in order."""
+
+    items: tuple[Any, ...]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+@dataclass(frozen=True)
+class DictValue:
+    """A value of ``dict[K, V]``: ``(key, value)`` entries sorted by key, keys distinct.
+
+    Keys are ints or strs (one kind per dict), so the sorted entries are the one form
+    of a mapping, and equal dicts are equal objects (``keys(d)`` is that order)."""
+
+    entries: tuple[tuple[Any, Any], ...]
+
+    @staticmethod
+    def of(pairs: Any) -> DictValue:
+        """The dict of ``(key, value)`` pairs; a later pair with a key already seen wins."""
+        table: dict[Any, Any] = {}
+        for k, v in pairs:
+            table[k] = v
+        return DictValue(tuple(sorted(table.items(), key=lambda kv: kv[0])))
+
+    def key_tuple(self) -> tuple[Any, ...]:
+        return tuple(k for k, _ in self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
 class _Undefined:
     """The one undefined value; falsy checks on it are a bug, so it refuses ``bool``."""
 
@@ -64,7 +103,10 @@ class _Undefined:
 
 UNDEFINED: Final = _Undefined()
 
-Value: TypeAlias = "int | bool | Fraction | str | date | tuple[Value, ...] | EnumValue"
+Value: TypeAlias = (
+    "int | bool | Fraction | str | date | tuple[Value, ...] | EnumValue | TupleValue | DictValue"
+    " | None"
+)
 
 
 def value_json(value: object, other: Callable[[object], Any] | None = None) -> Any:
@@ -80,6 +122,12 @@ def value_json(value: object, other: Callable[[object], Any] | None = None) -> A
         return value.member
     if isinstance(value, tuple | list):
         return [value_json(v, other) for v in value]
+    if isinstance(value, TupleValue):
+        return [value_json(v, other) for v in value.items]
+    if isinstance(value, DictValue):
+        if all(isinstance(k, str) for k in value.key_tuple()):
+            return {k: value_json(v, other) for k, v in value.entries}
+        return [[value_json(k, other), value_json(v, other)] for k, v in value.entries]
     if other is not None:
         return other(value)
     raise TypeError(f"not a value: {value!r}")

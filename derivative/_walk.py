@@ -17,6 +17,7 @@ from derivative._ast import (
     Call,
     Compare,
     Count,
+    DictLit,
     Expr,
     Generator,
     IfExpr,
@@ -26,6 +27,7 @@ from derivative._ast import (
     Quantifier,
     Range,
     Slice,
+    TupleLit,
     Unary,
 )
 
@@ -52,6 +54,12 @@ def children(node: Expr) -> tuple[Expr, ...]:
     if k == "list":
         assert isinstance(node, ListLit)
         return node.items
+    if k == "tuple":
+        assert isinstance(node, TupleLit)
+        return node.items
+    if k == "dict":
+        assert isinstance(node, DictLit)
+        return tuple(x for pair in zip(node.keys, node.values, strict=True) for x in pair)
     if k == "unary":
         assert isinstance(node, Unary)
         return (node.operand,)

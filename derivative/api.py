@@ -494,6 +494,9 @@ _TYPE_SOURCE: dict[str, Callable[[Any], str]] = {
     "real_type": lambda _: "real",
     "date_type": lambda _: "date",
     "none_type": lambda _: "none",
+    "tuple_type": lambda t: "tuple[" + ", ".join(type_source(x) for x in t.items) + "]",
+    "optional_type": lambda t: f"optional[{type_source(t.elem)}]",
+    "dict_type": lambda t: f"dict[{type_source(t.key)}, {type_source(t.value)}]",
 }
 
 

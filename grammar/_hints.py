@@ -228,6 +228,8 @@ _EXPR_START = {
     "FORALL",
     "EXISTS",
     "COUNT",
+    "NONE",
+    "LBRACE",
 }
 _BINARY = {
     "PLUS",

@@ -30,6 +30,8 @@ from derivative._ast import (
     Count,
     DateLit,
     DateType,
+    DictLit,
+    DictType,
     EnumDecl,
     EnumMember,
     ExceptionDecl,
@@ -44,8 +46,10 @@ from derivative._ast import (
     ListType,
     Name,
     NamedType,
+    NoneLit,
     NoneType_,
     OperationDecl,
+    OptionalType,
     ParamDecl,
     Parameter,
     Quantifier,
@@ -57,6 +61,9 @@ from derivative._ast import (
     StrLit,
     StrType,
     SystemDecl,
+    TupleLit,
+    TupleType,
+    TypeNode,
     Unary,
     make_binop,
     make_boolop,
@@ -160,6 +167,43 @@ _SCALARS = {
     "str": StrType,
     "date": DateType,
 }
+
+
+def _arity(name: str, n: int, args: list[Any], tok: Tok, shape: str) -> None:
+    if len(args) != n:
+        raise _err(
+            f"`{name}` takes {n} type argument{'s' if n > 1 else ''} ({len(args)} given)",
+            tok,
+            f"write {shape}",
+        )
+
+
+def _list_type(args: list[Any], tok: Tok) -> ListType:
+    _arity("list", 1, args, tok, "list[int]")
+    return ListType(elem=args[0], line=tok.line, col=tok.column)
+
+
+def _tuple_type(args: list[Any], tok: Tok) -> TupleType:
+    return TupleType(items=tuple(args), line=tok.line, col=tok.column)
+
+
+def _optional_type(args: list[Any], tok: Tok) -> OptionalType:
+    _arity("optional", 1, args, tok, "optional[int]")
+    return OptionalType(elem=args[0], line=tok.line, col=tok.column)
+
+
+def _dict_type(args: list[Any], tok: Tok) -> DictType:
+    _arity("dict", 2, args, tok, "dict[str, int]")
+    return DictType(key=args[0], value=args[1], line=tok.line, col=tok.column)
+
+
+_GENERICS: dict[str, Any] = {
+    "list": _list_type,
+    "tuple": _tuple_type,
+    "optional": _optional_type,
+    "dict": _dict_type,
+}
+"""The generic types by name: each checks its number of type arguments."""
 
 
 class SpecTransformer:
@@ -500,13 +544,18 @@ class SpecTransformer:
             )
         return StrType(pattern=_string(c[2]), line=tok.line, col=tok.column)
 
-    def generic_type(self, c: list[Any]) -> ListType:
+    def generic_type(self, c: list[Any]) -> TypeNode:
         tok = c[0]
-        if tok.value != "list":
+        args = c[2:-1:2]
+        maker = _GENERICS.get(tok.value)
+        if maker is None:
             raise _err(
-                f"`{tok.value}` takes no type argument; only `list[T]` does", c[1]
+                f"`{tok.value}` takes no type argument; only list[T], tuple[T, ...], "
+                "optional[T] and dict[K, V] do",
+                c[1],
             )
-        return ListType(elem=c[2], line=tok.line, col=tok.column)
+        made: TypeNode = maker(args, tok)
+        return made
 
     def none_type(self, c: list[Any]) -> NoneType_:
         tok = c[0]
@@ -790,3 +839,27 @@ class SpecTransformer:
 
     def paren(self, c: list[Any]) -> Any:
         return c[1]
+
+    def tuple_lit(self, c: list[Any]) -> TupleLit:
+        tok = c[0]
+        return TupleLit(items=(c[1], *c[3]), line=tok.line, col=tok.column)
+
+    def none_lit(self, c: list[Any]) -> NoneLit:
+        tok = c[0]
+        return NoneLit(line=tok.line, col=tok.column)
+
+    def entries(self, c: list[Any]) -> list[Any]:
+        return c[0::2]
+
+    def entry(self, c: list[Any]) -> tuple[Any, Any]:
+        return (c[0], c[2])
+
+    def dict_lit(self, c: list[Any]) -> DictLit:
+        tok = c[0]
+        pairs = c[1]
+        return DictLit(
+            keys=tuple(k for k, _ in pairs),
+            values=tuple(v for _, v in pairs),
+            line=tok.line,
+            col=tok.column,
+        )

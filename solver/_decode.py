@@ -11,9 +11,24 @@ import datetime as _dt
 
 import z3
 
-from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
-from derivative._values import EnumValue, Value
+from derivative._types import (
+    TAny,
+    TBool,
+    TDate,
+    TDict,
+    TEnum,
+    TInt,
+    TList,
+    TNone,
+    TOptional,
+    TReal,
+    TStr,
+    TTuple,
+    Ty,
+)
+from derivative._values import DictValue, EnumValue, TupleValue, Value
 
+from ._compound import dict_keys, dict_vals, is_some, items_of, opt_val
 from ._terms import DATE_MAX, DATE_MIN, enum_sort
 from ._z3util import Unsupported, Z, current, fraction_from_z3, str_from_z3
 
@@ -76,4 +91,28 @@ def from_model(model: Z, value: Z, ty: Ty) -> Value:
             raise Unsupported(f"the model gives no length for {value}")
         n = int(n_val.as_long())
         return tuple(from_model(model, value[i], ty.elem) for i in range(n))
+    return _compound_from_model(model, v, ty)
+
+
+def _compound_from_model(model: Z, v: Z, ty: Ty) -> Value:
+    """A tuple, optional or dict the model gives (``v`` already evaluated)."""
+    if isinstance(ty, TNone):
+        return None
+    if isinstance(ty, TTuple):
+        items = items_of(v)
+        return TupleValue(
+            tuple(from_model(model, x, t) for x, t in zip(items, ty.items, strict=True))
+        )
+    if isinstance(ty, TOptional):
+        some = model.eval(is_some(v), model_completion=True)
+        if z3.is_false(some):
+            return None
+        return from_model(model, opt_val(v), ty.elem)
+    if isinstance(ty, TDict):
+        keys = from_model(model, dict_keys(v), TList(ty.key))
+        vals = from_model(model, dict_vals(v), TList(ty.value))
+        assert isinstance(keys, tuple) and isinstance(vals, tuple)
+        if len(keys) != len(vals) or list(keys) != sorted(set(keys)):  # type: ignore[type-var]
+            raise Unsupported(f"the model gives a malformed dict for {v}")
+        return DictValue(tuple(zip(keys, vals, strict=True)))
     raise Unsupported(f"values of type {ty.show()} cannot be read back")

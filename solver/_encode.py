@@ -63,6 +63,7 @@ from derivative._types import (
     STR,
     TAny,
     TDate,
+    TDict,
     TInt,
     TList,
     TReal,
@@ -73,15 +74,25 @@ from derivative._types import (
 from derivative._types import join_base as join
 
 from ._encode_base import run_and_or
-from ._encode_calls import Calls
+from ._encode_compound import CompoundEncoding
 from ._encode_lists import Lists
 from ._encode_quant import Quantifiers
 from ._encode_text import TextCalls
-from ._terms import DATE_MAX, DATE_MIN, Term, coerce, enum_sort, is_num, literal, seq_of
+from ._terms import (
+    COMPOUND,
+    DATE_MAX,
+    DATE_MIN,
+    Term,
+    coerce,
+    enum_sort,
+    is_num,
+    literal,
+    seq_of,
+)
 from ._z3util import Unsupported, Z, conj, ctx, current, false, fraction_val, implies, str_val, true
 
 
-class Encoder(Quantifiers, Calls, Lists, TextCalls):
+class Encoder(Quantifiers, CompoundEncoding, Lists, TextCalls):
     """Encodes expressions over an environment of named terms.
 
     ``env`` maps names (params, function parameters, ``"result"``) to terms;
@@ -300,6 +311,8 @@ class Encoder(Quantifiers, Calls, Lists, TextCalls):
         return self._order(op, x, y), self._z.true
 
     def _equal(self, a: Term, b: Term) -> tuple[Z, Z]:
+        if isinstance(a.ty, COMPOUND) or isinstance(b.ty, COMPOUND):
+            return self.equal_compound(a, b)
         ty = join(a.ty, b.ty)
         if a.value is None and b.value is None:
             return true(), true()
@@ -335,6 +348,8 @@ class Encoder(Quantifiers, Calls, Lists, TextCalls):
             if not isinstance(a.ty, TStr):
                 return false(), false()
             return z3.Contains(b.value, a.value), true()
+        if isinstance(b.ty, TDict):
+            return self.dict_member(a, b)
         if isinstance(b.ty, TList):
             if b.value is None or isinstance(b.ty.elem, TAny):
                 return false(), true()

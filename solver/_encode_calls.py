@@ -32,7 +32,10 @@ class Calls(EncoderBase):
     """Indexing and built-in calls (a mixin of ``Encoder``)."""
 
     def visit_index(self, n: Index) -> Term:
-        b = self.visit(n.base)
+        return self.index_with_base(n, self.visit(n.base))
+
+    def index_with_base(self, n: Index, b: Term) -> Term:
+        """``b[i]`` of a list or string ``b`` (already encoded)."""
         i = self.visit(n.index)
         if not isinstance(i.ty, TInt):
             raise Unsupported("an index must be an integer")

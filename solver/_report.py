@@ -29,7 +29,7 @@ from typing import Any
 from derivative._ast import Obligation
 from derivative._numbers import number_source
 from derivative._printer import to_source
-from derivative._values import EnumValue, Value, value_json
+from derivative._values import DictValue, EnumValue, TupleValue, Value, value_json
 
 from ._result import CallWitness, CheckResult, Core, Finding, Witness
 
@@ -62,6 +62,13 @@ def value_text(v: object) -> str:
         return str(v)
     if isinstance(v, tuple | list):
         return "[" + ", ".join(value_text(x) for x in v) + "]"
+    if v is None:
+        return "none"
+    if isinstance(v, TupleValue):
+        inner = ", ".join(value_text(x) for x in v.items)
+        return "(" + inner + ("," if len(v.items) == 1 else "") + ")"
+    if isinstance(v, DictValue):
+        return "{" + ", ".join(f"{value_text(k)}: {value_text(x)}" for k, x in v.entries) + "}"
     return str(v)
 
 
@@ -277,7 +284,8 @@ def _witness_text(w: Witness) -> list[str]:
     lines: list[str] = []
     if w.params:
         lines.append(f"  params: {_inputs(w.params)}")
-    calls = [_call_line(name, cw) for name, cw in w.functions.items()]
+    # a function always returns a value (a result None is the value none)
+    calls = [_call_line(name, cw, function=True) for name, cw in w.functions.items()]
     calls += [
         _call_line(f"{system}.{op}", cw)
         for system, ops in w.systems.items()
@@ -301,9 +309,10 @@ def _warnings_text(warnings: Sequence[Finding]) -> list[str]:
     return lines
 
 
-def _call_line(name: str, cw: CallWitness) -> str:
+def _call_line(name: str, cw: CallWitness, function: bool = False) -> str:
     by = f"  [realizable: {cw.method}]" if cw.method is not None else ""
     if cw.raises is not None:
         return f"  {name}({_inputs(cw.input)}) raises {cw.raises}{by}"
-    shown = "(returns nothing)" if cw.result is None else value_text(cw.result)
+    nothing = cw.result is None and not function
+    shown = "(returns nothing)" if nothing else value_text(cw.result)
     return f"  {name}({_inputs(cw.input)}) -> {shown}{by}"

@@ -22,19 +22,35 @@ from derivative._types import (
     TAny,
     TBool,
     TDate,
+    TDict,
     TEnum,
     TInt,
     TList,
+    TNone,
+    TOptional,
     TReal,
     TStr,
+    TTuple,
     Ty,
 )
-from derivative._values import EnumValue, Value
+from derivative._values import DictValue, EnumValue, TupleValue, Value
 
+from ._compound import (
+    compound_domain,
+    compound_sort,
+    convert,
+    make_dict,
+    make_tuple,
+    opt_none,
+    opt_some,
+)
 from ._z3util import Unsupported, Z, conj, ctx, current, fraction_val, str_val, true
 
 DATE_MIN = _dt.date.min.toordinal()  # 1
 DATE_MAX = _dt.date.max.toordinal()  # 3652059
+
+COMPOUND = (TTuple, TOptional, TDict, TNone)
+"""Types whose values ``_compound`` converts (``none`` has no sort of its own)."""
 
 EXPAND_LIMIT = 64
 """A quantifier over a constant range at most this long is unrolled (no Z3 quantifier)."""
@@ -80,6 +96,9 @@ def sort_of(t: Ty) -> Z:
         return z3.SeqSort(sort_of(t.elem))
     if isinstance(t, TEnum):
         return enum_sort(t)[0]
+    compound = compound_sort(t, sort_of)
+    if compound is not None:
+        return compound
     raise Unsupported(f"values of type {t.show()} cannot be encoded")
 
 
@@ -115,16 +134,14 @@ def var(name: str, ty: Ty) -> Term:
 
 def coerce(term: Term, ty: Ty) -> Z:
     """``term``'s value as a value of ``ty`` (int → real, ``[]`` → a typed empty sequence)."""
+    if isinstance(ty, COMPOUND) or isinstance(term.ty, COMPOUND):
+        return convert(term.value, term.ty, ty, sort_of)
     if term.value is None:
         return z3.Empty(sort_of(ty if isinstance(ty, TList) else TList(INT)))
     if isinstance(ty, TReal) and isinstance(term.ty, TInt):
         return z3.ToReal(term.value)
     if isinstance(ty, TList) and isinstance(term.ty, TList) and sort_of(ty) != term.value.sort():
-        src, dst = term.ty.elem, ty.elem
-        if isinstance(dst, TReal) and isinstance(src, TInt):
-            x = z3.FreshConst(z3.IntSort(ctx()), "e")
-            return z3.SeqMap(z3.Lambda([x], z3.ToReal(x)), term.value)
-        raise Unsupported(f"cannot convert {term.ty.show()} to {ty.show()}")
+        return convert(term.value, term.ty, ty, sort_of)
     return term.value
 
 
@@ -141,11 +158,20 @@ def intrinsic_domain(value: Z, ty: Ty) -> Z:
         i = z3.FreshInt("i", ctx())
         inner = intrinsic_domain(value[i], ty.elem)
         return z3.ForAll([i], z3.Implies(z3.And(i >= 0, i < z3.Length(value)), inner))
+    if isinstance(ty, COMPOUND) and _has_intrinsic(ty):
+        return compound_domain(value, ty, intrinsic_domain)
     return true()
 
 
 def _has_intrinsic(ty: Ty) -> bool:
-    return isinstance(ty, TDate) or (isinstance(ty, TList) and _has_intrinsic(ty.elem))
+    if isinstance(ty, TTuple):
+        return any(_has_intrinsic(t) for t in ty.items)
+    if isinstance(ty, TOptional):
+        return _has_intrinsic(ty.elem)
+    return (
+        isinstance(ty, TDate | TDict)
+        or (isinstance(ty, TList) and _has_intrinsic(ty.elem))
+    )
 
 
 # --------------------------------------------------------------------------- values
@@ -175,6 +201,24 @@ def literal(value: Value, ty: Ty) -> Z:
     if isinstance(ty, TList):
         assert isinstance(value, tuple | list)
         return seq_of([literal(v, ty.elem) for v in value], sort_of(ty))
+    return _compound_literal(value, ty)
+
+
+def _compound_literal(value: Value, ty: Ty) -> Z:
+    if isinstance(ty, TNone):
+        return sort_of(ty).constructor(0)()
+    if isinstance(ty, TTuple) and isinstance(value, TupleValue):
+        items = [literal(v, t) for v, t in zip(value.items, ty.items, strict=True)]
+        return make_tuple(sort_of(ty), items)
+    if isinstance(ty, TOptional):
+        sort = sort_of(ty)
+        return opt_none(sort) if value is None else opt_some(sort, literal(value, ty.elem))
+    if isinstance(ty, TDict) and isinstance(value, DictValue):
+        keys = seq_of([literal(k, ty.key) for k, _ in value.entries], z3.SeqSort(sort_of(ty.key)))
+        vals = seq_of(
+            [literal(v, ty.value) for _, v in value.entries], z3.SeqSort(sort_of(ty.value))
+        )
+        return make_dict(sort_of(ty), keys, vals)
     raise Unsupported(f"values of type {ty.show()} cannot be encoded")
 
 

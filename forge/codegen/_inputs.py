@@ -15,7 +15,19 @@ from typing import Any
 
 from derivative import _regex
 from derivative._typecheck import TypeInfo
-from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
+from derivative._types import (
+    TBool,
+    TDate,
+    TDict,
+    TEnum,
+    TInt,
+    TList,
+    TOptional,
+    TReal,
+    TStr,
+    TTuple,
+    Ty,
+)
 
 from ._python import py_value
 
@@ -131,6 +143,21 @@ def strategy_source(ty: Ty, box: Any) -> tuple[str, bool]:
             f"st.lists({elem}, min_size={box.len_lo}, max_size={box.len_hi!r}).map(tuple)",
             full,
         )
+    return _compound_source(ty)
+
+
+def _compound_source(ty: Ty) -> tuple[str, bool]:
+    """Tuples, optionals and dicts, as ``_strategies._compound_strategy`` draws them."""
+    from ..testing import Box
+
+    if isinstance(ty, TTuple):
+        parts = [strategy_source(t, Box())[0] for t in ty.items]
+        return "st.tuples(" + ", ".join(parts) + ")", False
+    if isinstance(ty, TOptional):
+        return f"st.one_of(st.none(), {strategy_source(ty.elem, Box())[0]})", False
+    if isinstance(ty, TDict):
+        key, value = strategy_source(ty.key, Box())[0], strategy_source(ty.value, Box())[0]
+        return f"st.dictionaries({key}, {value}, max_size=8)", False
     return "st.nothing()", False
 
 

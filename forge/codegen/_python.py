@@ -23,6 +23,7 @@ from derivative._ast import (
     Compare,
     Count,
     DateLit,
+    DictLit,
     EnumMember,
     Expr,
     Generator,
@@ -32,15 +33,18 @@ from derivative._ast import (
     ListComp,
     ListLit,
     Name,
+    NoneLit,
     Quantifier,
     Range,
     RealLit,
     Result,
     Slice,
     StrLit,
+    TupleLit,
     Unary,
 )
 from derivative._errors import InternalError
+from derivative._typecheck_compound import tuple_position
 from derivative._types import (
     BOOL,
     DATE,
@@ -50,17 +54,20 @@ from derivative._types import (
     TAny,
     TBool,
     TDate,
+    TDict,
     TEnum,
     TInt,
     TList,
     TNone,
+    TOptional,
     TReal,
     TStr,
+    TTuple,
     Ty,
     base,
 )
 from derivative._types import join_base as _join
-from derivative._values import EnumValue
+from derivative._values import DictValue, EnumValue, TupleValue
 from derivative._walk import ExprVisitor
 
 from ._embed import carried_names
@@ -119,6 +126,10 @@ def py_value(value: object) -> str:
         if not value:
             return "()"
         return "(" + ", ".join(py_value(v) for v in value) + ",)"
+    if isinstance(value, TupleValue):
+        return py_value(value.items)
+    if isinstance(value, DictValue):
+        return "{" + ", ".join(f"{py_value(k)}: {py_value(v)}" for k, v in value.entries) + "}"
     raise CompileError(f"no Python literal for {value!r}")
 
 
@@ -141,6 +152,12 @@ def ty_source(ty: Ty) -> str:
         return f"('enum', {ty.name!r}, {ty.members!r})"
     if isinstance(ty, TNone):
         return "('none',)"
+    if isinstance(ty, TTuple):
+        return "('tuple', (" + "".join(ty_source(t) + ", " for t in ty.items) + "))"
+    if isinstance(ty, TOptional):
+        return f"('optional', {ty_source(ty.elem)})"
+    if isinstance(ty, TDict):
+        return f"('dict', {ty_source(ty.key)}, {ty_source(ty.value)})"
     return "('any',)"
 
 
@@ -170,10 +187,15 @@ def pyname(name: str) -> str:
 
 
 def _is_real(t: Ty) -> bool:
+    """Whether a value of ``t`` may hold a float (then ``==`` needs the slack of ``_eq``)."""
     if isinstance(t, TReal):
         return True
-    if isinstance(t, TList):
+    if isinstance(t, TList | TOptional):
         return _is_real(t.elem)
+    if isinstance(t, TTuple):
+        return any(_is_real(x) for x in t.items)
+    if isinstance(t, TDict):
+        return _is_real(t.value)
     return False
 
 
@@ -224,6 +246,25 @@ class PyCompiler(ExprVisitor[tuple[str, Ty]]):
         if not items:
             return "()", TList(TAny())
         return "(" + ", ".join(s for s, _ in items) + ",)", TList(elem)
+
+    def visit_tuple(self, n: TupleLit) -> tuple[str, Ty]:
+        items = [self.visit(i) for i in n.items]
+        return "(" + "".join(s + ", " for s, _ in items) + ")", TTuple(tuple(t for _, t in items))
+
+    def visit_none(self, n: NoneLit) -> tuple[str, Ty]:
+        return "None", TNone()
+
+    def visit_dict(self, n: DictLit) -> tuple[str, Ty]:
+        """A dict literal through ``_dict`` (keys and values evaluated in order)."""
+        key: Ty = TAny()
+        val: Ty = TAny()
+        parts: list[str] = []
+        for k_node, v_node in zip(n.keys, n.values, strict=True):
+            k, tk = self.visit(k_node)
+            v, tv = self.visit(v_node)
+            key, val = _join(key, tk), _join(val, tv)
+            parts.append(f"({k}, {v})")
+        return "_dict(" + ", ".join(parts) + ")", TDict(key, val)
 
     def visit_name(self, n: Name) -> tuple[str, Ty]:
         if n.id not in self.scope:
@@ -385,6 +426,13 @@ class PyCompiler(ExprVisitor[tuple[str, Ty]]):
     def visit_index(self, n: Index) -> tuple[str, Ty]:
         b, tb = self.visit(n.base)
         i, _ = self.visit(n.index)
+        if isinstance(tb, TTuple):
+            pos = tuple_position(n.index)
+            if pos is None:
+                raise CompileError("a tuple indexed by a non-literal")
+            return f"{b}[{pos}]", tb.items[pos]
+        if isinstance(tb, TDict):
+            return f"_key({b}, {i})", tb.value
         ty = tb.elem if isinstance(tb, TList) else STR
         return f"_index({b}, {i})", ty
 
@@ -467,4 +515,21 @@ class PyCompiler(ExprVisitor[tuple[str, Ty]]):
             return f"_product({args[0][0]})", REAL if isinstance(elem, TReal) else INT
         if f == "reversed":
             return f"tuple(reversed({args[0][0]}))", args[0][1]
+        return self._compound_call(f, args)
+
+    @staticmethod
+    def _compound_call(f: str, args: list[tuple[str, Ty]]) -> tuple[str, Ty]:
+        """``get``, ``keys`` and ``value`` (docs/language.md §6.6-6.7)."""
+        t = args[0][1]
+        if f == "get":
+            value: Ty = t.value if isinstance(t, TDict) else TAny()
+            if len(args) == 3:
+                return f"{args[0][0]}.get({args[1][0]}, {args[2][0]})", _join(value, args[2][1])
+            opt = value if isinstance(value, TOptional) else TOptional(value)
+            return f"{args[0][0]}.get({args[1][0]})", opt
+        if f == "keys":
+            key = t.key if isinstance(t, TDict) else TAny()
+            return f"tuple(sorted({args[0][0]}))", TList(key)
+        if f == "value":
+            return f"_value({args[0][0]})", t.elem if isinstance(t, TOptional) else TAny()
         raise CompileError(f"unknown function {f!r}")

@@ -115,6 +115,10 @@ def _close(a: Any, b: Any) -> bool:
 
 
 def _eq(a: object, b: object) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return sorted(a) == sorted(b) and all(_eq(a[k], b[k]) for k in a)
+    if a is None or b is None:
+        return a is b
     if isinstance(a, tuple) and isinstance(b, tuple):
         return len(a) == len(b) and all(_eq(x, y) for x, y in zip(a, b, strict=False))
     if isinstance(a, float) or isinstance(b, float):
@@ -147,6 +151,27 @@ def _member(x: Any, xs: Iterable[Any]) -> bool:
 
 def _occurrences(xs: Iterable[Any], x: Any) -> int:
     return sum(1 for y in xs if _eq(x, y))
+
+
+def _key(d: dict[Any, Any], k: Any) -> Any:
+    """``d[k]``: undefined for a missing key."""
+    if k in d:
+        return d[k]
+    raise Undefined("no such key")
+
+
+def _value(x: Any) -> Any:
+    """``value(x)``: undefined when ``x`` is none."""
+    if x is None:
+        raise Undefined("value() of none")
+    return x
+
+
+def _dict(*pairs: tuple[Any, Any]) -> dict[Any, Any]:
+    """A dict literal: keys of one kind (int or str), a later equal key wins."""
+    if len({type(k) is str for k, _ in pairs}) > 1:
+        raise Undefined("dict keys of two kinds")
+    return dict(pairs)
 
 
 def _index(xs: Sequence[Any], i: int) -> Any:
@@ -354,6 +379,22 @@ def _conform(value: Any, ty: Ty) -> Any:
         if value is not None:
             raise WrongType
         return None
+    return _conform_compound(value, ty)
+
+
+def _conform_compound(value: Any, ty: Ty) -> Any:
+    """Tuples (a Python tuple of the right length), optionals and dicts (a Python dict)."""
+    kind = ty[0]
+    if kind == "tuple":
+        if not isinstance(value, tuple) or len(value) != len(ty[1]):
+            raise WrongType
+        return tuple(_conform(v, t) for v, t in zip(value, ty[1], strict=True))
+    if kind == "optional":
+        return None if value is None else _conform(value, ty[1])
+    if kind == "dict":
+        if not isinstance(value, dict):
+            raise WrongType
+        return {_conform(k, ty[1]): _conform(v, ty[2]) for k, v in value.items()}
     raise WrongType
 
 
@@ -421,6 +462,12 @@ def _arg(value: Any, ty: Ty) -> Any:
     kind = ty[0]
     if kind == "list":
         return [_arg(v, ty[1]) for v in value]
+    if kind == "tuple":
+        return tuple(_arg(v, t) for v, t in zip(value, ty[1], strict=True))
+    if kind == "optional":
+        return None if value is None else _arg(value, ty[1])
+    if kind == "dict":
+        return {_arg(k, ty[1]): _arg(v, ty[2]) for k, v in value.items()}
     if kind == "enum":
         cls = getattr(_target(), ty[1], None)
         if isinstance(cls, type) and issubclass(cls, enum.Enum) and value in cls.__members__:

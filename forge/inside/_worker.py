@@ -101,7 +101,8 @@ that one failure and every call's outcome is it too.
 
 Values: JSON scalars, arrays for lists, and tagged objects ``{"$date": "YYYY-MM-DD"}``,
 ``{"$enum": [Enum, member]}``, ``{"$frac": "p/q"}``, ``{"$float": "nan"|"inf"|"-inf"}``,
-``{"$tuple": [...]}``, ``{"$instance": H}`` and, for results of any other type,
+``{"$tuple": [...]}``, ``{"$dict": [[k, v], ...]}``, ``{"$instance": H}`` and, for
+results of any other type,
 ``{"$object": {"type": name, "repr": text}}``.  Arguments of type real arrive as ``$frac``
 and are handed to the candidate as ``float`` (docs/language.md §6); enum arguments become members
 of the candidate's own ``enum.Enum`` subclass of that name if it defines one, else the
@@ -391,6 +392,13 @@ def decode(value: Any, candidate: Candidate, depth: int = 0) -> Any:
             return candidate.enum_member(str(payload[0]), str(payload[1]))
         if tag == "$tuple" and isinstance(payload, list):
             return tuple(decode(v, candidate, depth + 1) for v in payload)
+        if tag == "$dict" and isinstance(payload, list):
+            out = {}
+            for pair in payload:
+                if not (isinstance(pair, list) and len(pair) == 2):
+                    raise DecodeError("bad $dict entry")
+                out[decode(pair[0], candidate, depth + 1)] = decode(pair[1], candidate, depth + 1)
+            return out
     raise DecodeError(f"unsupported argument {value!r:.200}")
 
 
@@ -451,7 +459,14 @@ def encode(value: Any, depth: int = 0) -> Any:
         return [encode(v, depth + 1) for v in value]
     if kind is tuple:
         return {"$tuple": [encode(v, depth + 1) for v in value]}
+    if isinstance(value, dict):
+        # Counter, defaultdict...: read through dict's own items, never the subclass's
+        entries = _dict_items(value)
+        return {"$dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in entries]}
     return _opaque(value)
+
+
+_dict_items = dict.items
 
 
 _BUILTIN_TYPES = {k: v for k, v in vars(_builtins).items() if isinstance(v, type)}

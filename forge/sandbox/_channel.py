@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from derivative._errors import InternalError
-from derivative._values import EnumValue
+from derivative._values import DictValue, EnumValue, TupleValue
 
 MAX_FRAME = 1 << 20
 """Largest frame body accepted or sent (1 MiB), the same figure as the worker's."""
@@ -82,7 +82,7 @@ class ChannelClosed(ChannelError):
 
 @dataclass(frozen=True)
 class Opaque:
-    """A result of a type the protocol does not carry (a dict, an object, a subclass)."""
+    """A result of a type the protocol does not carry (an object, a subclass, a set)."""
 
     type_name: str
     repr: str
@@ -159,6 +159,10 @@ def encode_value(value: object) -> Any:
         return {"$enum": [value.enum, value.member]}
     if isinstance(value, (tuple, list)):
         return [encode_value(v) for v in value]
+    if isinstance(value, TupleValue):
+        return {"$tuple": [encode_value(v) for v in value.items]}
+    if isinstance(value, DictValue):
+        return {"$dict": [[encode_value(k), encode_value(v)] for k, v in value.entries]}
     raise TypeError(f"cannot send a {type(value).__name__} to the sandbox")
 
 
@@ -213,11 +217,30 @@ def decode_value(value: object, depth: int = 0) -> object:
         if not isinstance(payload, list):
             raise ProtocolError("bad $tuple")
         return tuple(decode_value(v, depth + 1) for v in payload)
+    if tag == "$dict":
+        return _decode_dict(payload, depth)
     if tag == "$object":
         if not isinstance(payload, dict) or set(payload) != {"type", "repr"}:
             raise ProtocolError("bad $object")
         return Opaque(_text(payload["type"], "$object type", 200), _text(payload["repr"], "repr"))
     raise ProtocolError(f"unknown tag {tag[:40]!r}")
+
+
+def _decode_dict(payload: object, depth: int) -> dict[object, object]:
+    """A ``$dict`` result: ``[[key, value], ...]`` with hashable keys, as a Python dict."""
+    if not isinstance(payload, list):
+        raise ProtocolError("bad $dict")
+    out: dict[object, object] = {}
+    for pair in payload:
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise ProtocolError("bad $dict entry")
+        key = decode_value(pair[0], depth + 1)
+        try:
+            hash(key)
+        except TypeError:
+            raise ProtocolError("a $dict key that is not hashable") from None
+        out[key] = decode_value(pair[1], depth + 1)
+    return out
 
 
 _EXC_KEYS = frozenset({"mro", "modules", "builtin", "message", "phase"})

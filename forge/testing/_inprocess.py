@@ -22,7 +22,7 @@ from derivative._ast import BindDecl
 from derivative._errors import DerivativeError, OperationalTimeout
 from derivative._pysource import check_python_file
 from derivative._typecheck import TypeInfo
-from derivative._values import EnumValue
+from derivative._values import DictValue, EnumValue, TupleValue
 
 from ._callers import EngineError, Interleaving, Ref
 from ._oracle import Outcome, Raised
@@ -155,6 +155,10 @@ class InProcessCaller:
             return value.member
         if isinstance(value, tuple):
             return [self.to_candidate(v) for v in value]
+        if isinstance(value, TupleValue):
+            return tuple(self.to_candidate(v) for v in value.items)
+        if isinstance(value, DictValue):
+            return {self.to_candidate(k): self.to_candidate(v) for k, v in value.entries}
         if isinstance(value, Fraction):
             return float(value)
         return value

@@ -55,8 +55,21 @@ from derivative._evalops import Comparer, conforms, is_int
 from derivative._numbers import number_source
 from derivative._printer import quote, to_source
 from derivative._typecheck import TypeInfo
-from derivative._types import TBool, TDate, TEnum, TInt, TList, TNone, TReal, TStr, Ty
-from derivative._values import EnumValue, _Undefined
+from derivative._types import (
+    TBool,
+    TDate,
+    TDict,
+    TEnum,
+    TInt,
+    TList,
+    TNone,
+    TOptional,
+    TReal,
+    TStr,
+    TTuple,
+    Ty,
+)
+from derivative._values import DictValue, EnumValue, TupleValue, _Undefined
 from derivative._walk import walk
 
 __all__ = [
@@ -294,6 +307,31 @@ def _convert(value: object, ty: Ty, depth: int) -> object:
         return _enum_value(value, ty)
     if isinstance(ty, TNone):
         return None if value is None else NOT_CONFORMING
+    return _convert_compound(value, ty, depth)
+
+
+def _convert_compound(value: object, ty: Ty, depth: int) -> object:
+    """A tuple result must be a Python tuple of the right length (a list is not one), an
+    optional ``None`` or a value, a dict a Python ``dict`` (``Counter`` and friends too)."""
+    if isinstance(ty, TTuple):
+        if not isinstance(value, tuple) or len(value) != len(ty.items):
+            return NOT_CONFORMING
+        items = [_convert(v, t, depth + 1) for v, t in zip(value, ty.items, strict=True)]
+        if any(c is NOT_CONFORMING for c in items):
+            return NOT_CONFORMING
+        return TupleValue(tuple(items))
+    if isinstance(ty, TOptional):
+        return None if value is None else _convert(value, ty.elem, depth + 1)
+    if isinstance(ty, TDict):
+        if not isinstance(value, dict):
+            return NOT_CONFORMING
+        pairs = []
+        for k, v in value.items():
+            ck, cv = _convert(k, ty.key, depth + 1), _convert(v, ty.value, depth + 1)
+            if ck is NOT_CONFORMING or cv is NOT_CONFORMING:
+                return NOT_CONFORMING
+            pairs.append((ck, cv))
+        return DictValue.of(pairs)
     return NOT_CONFORMING
 
 
@@ -337,6 +375,12 @@ def _describe(value: object, depth: int) -> str:
         return f'date("{value.isoformat()}")'
     if isinstance(value, tuple) and type(value) is tuple:
         return "[" + ", ".join(_describe(v, depth + 1) for v in value) + "]"
+    if isinstance(value, TupleValue):
+        inner = ", ".join(_describe(v, depth + 1) for v in value.items)
+        return "(" + inner + ("," if len(value.items) == 1 else "") + ")"
+    if isinstance(value, DictValue):
+        pairs = (f"{_describe(k, depth + 1)}: {_describe(v, depth + 1)}" for k, v in value.entries)
+        return "{" + ", ".join(pairs) + "}"
     if isinstance(value, _Undefined):
         return "undefined"
     if isinstance(value, enum.Enum):

@@ -48,8 +48,20 @@ from derivative import _regex
 from derivative._ast import BoolLit, BoolOp, Call, Compare, Expr, Generator, Name, Range, Unary
 from derivative._eval import Evaluator
 from derivative._evalops import is_date, is_num
-from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
-from derivative._values import EnumValue, _Undefined
+from derivative._types import (
+    TBool,
+    TDate,
+    TDict,
+    TEnum,
+    TInt,
+    TList,
+    TOptional,
+    TReal,
+    TStr,
+    TTuple,
+    Ty,
+)
+from derivative._values import DictValue, EnumValue, TupleValue, _Undefined
 from derivative._walk import free_names
 
 __all__ = [
@@ -395,6 +407,22 @@ def value_strategy(ty: Ty, box: Box | None = None) -> tuple[st.SearchStrategy[An
             return st.nothing(), True
         lists = st.lists(elem, min_size=box.len_lo, max_size=box.len_hi).map(tuple)
         return lists, elem_full
+    return _compound_strategy(ty)
+
+
+def _compound_strategy(ty: Ty) -> tuple[st.SearchStrategy[Any], bool]:
+    """Tuples, optionals and dicts, from the strategies of their parts (no box reaches
+    inside them: constraints on their parts are checked by the filter)."""
+    if isinstance(ty, TTuple):
+        parts = [value_strategy(t)[0] for t in ty.items]
+        return st.tuples(*parts).map(TupleValue), False
+    if isinstance(ty, TOptional):
+        inner = value_strategy(ty.elem)[0]
+        return st.one_of(st.none(), inner), False
+    if isinstance(ty, TDict):
+        keys, vals = value_strategy(ty.key)[0], value_strategy(ty.value)[0]
+        dicts = st.dictionaries(keys, vals, max_size=8).map(lambda d: DictValue.of(d.items()))
+        return dicts, False
     return st.nothing(), False
 
 

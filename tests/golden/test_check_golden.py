@@ -46,9 +46,10 @@ import pytest
 from derivative import api, cli
 from derivative._eval import Evaluator
 from derivative._regex import fullmatch
-from derivative._types import TDate, TEnum, TInt, TList, TReal, TStr, Ty
+from derivative._types import TDate, TDict, TEnum, TInt, TList, TOptional, TReal, TStr, TTuple, Ty
 from derivative._values import EnumValue, Value
 from derivative.certificates import Certificate
+from derivative.certificates._jsonvalue import decode
 from derivative.solver._document import CheckDocument
 
 if TYPE_CHECKING:
@@ -149,6 +150,8 @@ def _value(v: Any, ty: Ty) -> Value:
         return EnumValue(ty.name, v)
     if isinstance(ty, TList):
         return tuple(_value(x, ty.elem) for x in v)
+    if isinstance(ty, TTuple | TOptional | TDict):
+        return decode(v, ty)  # tuples, none and dicts: the JSON forms of docs/language.md §6.7
     value: Value = v
     return value
 
@@ -197,7 +200,7 @@ def _check_witness(specs: Sequence[str], witness: Mapping[str, Any]) -> None:
             assert any(ob.exception == call["raises"] for ob in triggered), owner
             continue
         assert not triggered, f"witness input of {owner} triggers {triggered[0].id}"
-        if call["result"] is not None:
+        if call["result"] is not None or isinstance(sig.returns, TOptional):
             env["result"] = _value(call["result"], sig.returns)
             assert _in_type(env["result"], sig.returns), f"{owner}: result out of its type"
         for ob in obs:

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
 Make = Callable[..., Sandbox]
 
 VALUES = """
-import datetime, enum, fractions
+import collections, datetime, enum, fractions
 
 class Colour(enum.Enum):
     red = 1
@@ -64,7 +64,10 @@ def exact():
     return fractions.Fraction(1, 3)
 
 def odd():
-    return {"a": 1}
+    return {1, 2}
+
+def counts():
+    return collections.Counter("aab")
 
 def nan():
     return float("nan")
@@ -104,7 +107,8 @@ def test_functions_values_and_types_round_trip(launcher: Launcher, sandbox_facto
     assert sb.call("pair").value == (1, "two", [3.5])
     assert sb.call("favourite").value == EnumValue("Colour", "green")
     assert sb.call("as_text").value == "green"
-    assert sb.call("odd").value == Opaque("dict", "{'a': 1}")
+    assert sb.call("odd").value == Opaque("set", "{1, 2}")
+    assert sb.call("counts").value == {"a": 2, "b": 1}  # a dict crosses as its items
     nan = sb.call("nan").value
     assert isinstance(nan, float) and nan != nan
     # large integers survive

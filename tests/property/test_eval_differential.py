@@ -79,7 +79,7 @@ from derivative._ast import (
 from derivative._eval import Evaluator
 from derivative._evalops import conforms, is_num, sort_of
 from derivative._types import BOOL, DATE, INT, REAL, STR, TList, Ty
-from derivative._values import UNDEFINED, EnumValue
+from derivative._values import UNDEFINED, DictValue, EnumValue, TupleValue
 from derivative._walk import ExprVisitor
 
 
@@ -489,6 +489,10 @@ _JUNK = st.one_of(
     st.just(datetime(2024, 1, 1)),
     st.just(EnumValue("Other", "x")),
     st.just(Decimal("1.5")),
+    st.none(),  # none: a value, of another type than the expression expects
+    st.just(TupleValue((1, "a"))),
+    st.just(DictValue.of([("a", 1)])),
+    st.just(DictValue(((2, 1), (1, 1)))),  # entries out of order: no dict value at all
 )
 
 

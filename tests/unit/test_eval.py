@@ -680,7 +680,8 @@ def test_generator_binds_elements_and_rejects_non_lists() -> None:
     assert ev(gen("all", "x", n("xs"), cmp(n("x"), "in", s("abc"))), xs=("a", "bc")) is True
     assert ev(gen("all", "x", s("abc"), TRUE)) is UNDEFINED
     assert ev(gen("all", "x", n("xs"), TRUE), xs=[1]) is UNDEFINED
-    assert ev(gen("all", "x", n("xs"), TRUE), xs=(1, None)) is UNDEFINED
+    assert ev(gen("all", "x", n("xs"), TRUE), xs=(1, [2])) is UNDEFINED
+    assert ev(gen("all", "x", n("xs"), TRUE), xs=(1, None)) is True  # none is a value
     assert ev(gen("any", "x", n("x"), cmp(n("x"), "==", i(2))), x=(1, 2)) is True
 
 
@@ -697,7 +698,9 @@ def test_unbound_names_are_caller_errors() -> None:
 
 def test_result_comes_from_the_environment() -> None:
     assert ev(cmp(Result(), "==", i(3)), result=3) is True
-    assert ev(cmp(Result(), "==", i(3)), result=None) is UNDEFINED
+    assert ev(cmp(Result(), "==", i(3)), result=[3]) is UNDEFINED
+    # None is the value none (docs/language.md §6.6): an optional result compares
+    assert ev(cmp(Result(), "==", i(3)), result=None) is False
 
 
 def test_environment_then_constants() -> None:
@@ -708,12 +711,12 @@ def test_environment_then_constants() -> None:
 
 
 def test_names_bound_to_non_values_are_undefined() -> None:
-    junks = (None, [1], {1: 2}, float("nan"), float("inf"), object(), 1j, b"x", Colour.red)
-    for junk in (*junks, (1, None), (1, "a"), ((1,), ("a",)), (datetime(2024, 1, 1),)):
+    junks = ([1], {1: 2}, float("nan"), float("inf"), object(), 1j, b"x", Colour.red)
+    for junk in (*junks, (1, [2]), (1, "a"), ((1,), ("a",)), (datetime(2024, 1, 1),)):
         assert ev(n("x"), x=junk) is UNDEFINED
         assert ev(cmp(n("x"), "==", n("x")), x=junk) is UNDEFINED
     # a malformed list is refused as a whole, even where only a good element is used
-    assert ev(idx(n("xs"), i(0)), xs=(1, None)) is UNDEFINED
+    assert ev(idx(n("xs"), i(0)), xs=(1, [2])) is UNDEFINED
     assert ev(call("len", n("xs")), xs=(1, "a")) is UNDEFINED
 
 
@@ -731,7 +734,7 @@ def test_count_uses_the_hook_or_is_undefined() -> None:
 
 
 def test_hook_results_are_checked_like_environment_values() -> None:
-    junk = Evaluator(count_hook=lambda node: (1, None))  # type: ignore[arg-type,return-value]
+    junk = Evaluator(count_hook=lambda node: (1, [2]))  # type: ignore[arg-type,return-value]
     assert junk.eval(cmp(Count(op="reset"), "==", lst(i(1))), {}) is UNDEFINED
     calls = iter([(1, 2), (3, "x")])
     hook = Evaluator(call_hook=lambda node, args: next(calls))  # type: ignore[arg-type,return-value]

@@ -35,7 +35,7 @@ from derivative._types import (
     TNone,
     TStr,
 )
-from derivative._values import UNDEFINED, EnumValue
+from derivative._values import UNDEFINED, DictValue, EnumValue, TupleValue
 
 E = Evaluator()
 X = n("x")
@@ -149,7 +149,14 @@ def test_sorts_of_values() -> None:
     assert sort_of(EnumValue("C", "a")) == ("enum", "C")
     assert sort_of(()) == ("list", "any")
     assert sort_of(((), (1,))) == ("list", ("list", "num"))
-    for junk in (None, [1], datetime(2024, 1, 1), math.nan, (1, "a"), (True, 1), ((1,), ("a",))):
+    assert sort_of(None) == "none"
+    assert sort_of(TupleValue((1, "a"))) == ("tuple", ("num", "str"))
+    assert sort_of(DictValue.of([("a", 1)])) == ("dict", ("str", "num"))
+    assert common_sort(None, 1) == ("opt", "num")
+    assert common_sort((None,), (1,)) == ("list", ("opt", "num"))
+    for junk in ([1], datetime(2024, 1, 1), math.nan, (1, "a"), (True, 1), ((1,), ("a",)),
+                 TupleValue(([1],)), DictValue(((1.5, 1),)), DictValue(((True, 1),)),
+                 DictValue(((2, 1), (1, 1))), DictValue(((1, 1), (1, 2)))):
         assert sort_of(junk) is None, junk
 
 

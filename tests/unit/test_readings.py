@@ -21,7 +21,6 @@ from derivative._builtins import BUILTIN_FUNCTIONS
 from derivative._eval import _BUILTINS as EVALUATOR_BUILTINS
 from derivative._eval import _Walker, evaluate
 from derivative._printer import _PRINTERS, to_source
-from derivative._typecheck_calls import CallChecks
 from derivative._typecheck_expr import ExprChecker
 from derivative._typeinfo import TypeInfo
 from derivative._types import TAny
@@ -111,6 +110,9 @@ SAMPLES: dict[str, str] = {
     "join": 'join(",", ["a", "b"])',
     "ord": 'ord("a")',
     "chr": "chr(97)",
+    "get": 'get({"a": 1}, "a", 0)',
+    "keys": "keys({2: 1, 1: 3})",
+    "value": "value(get({1: 2}, 1))",
 }
 """One well-typed call of each built-in, with literal arguments."""
 
@@ -129,9 +131,8 @@ def test_every_builtin_has_a_sample_call() -> None:
 
 
 BUILTIN_TABLES: dict[str, Callable[[str], bool]] = {
-    "the type checker (derivative/_typecheck_calls.py, CallChecks._builtin_<name>)": _method(
-        "_builtin_", CallChecks
-    ),
+    "the type checker (derivative/_typecheck_calls.py and _typecheck_compound.py, "
+    "ExprChecker._builtin_<name>)": _method("_builtin_", ExprChecker),
     "the evaluator (derivative/_eval.py, _BUILTINS)": lambda name: name in EVALUATOR_BUILTINS,
     "the Z3 encoder (solver/_encode.py, Encoder._call_<name>)": _method("_call_", Encoder),
     "the SMT-LIB printer (certificates/_smtlib.py, _BUILTIN_CALLS)": lambda name: (
