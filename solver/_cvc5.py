@@ -24,6 +24,7 @@ re-checked by the caller before it reaches a report or a certificate.
 
 from __future__ import annotations
 
+import re
 import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -99,6 +100,7 @@ def decide(
         # z3's own operations, which cvc5 does not read
         return Cvc5Answer("unknown", reason="cvc5: not asked (a comprehension over a list "
                           "of unknown length is z3's seq.map/seq.foldl)")
+    script = _plain_recursive_calls(script)
     reasons: list[str] = []
     limits: tuple[Limit, ...] = ()
     for options in STRATEGIES:
@@ -108,6 +110,23 @@ def decide(
         reasons.append(answer.reason)
         limits = limits or answer.limits
     return Cvc5Answer("unknown", reason="cvc5: " + "; ".join(dict.fromkeys(reasons)), limits=limits)
+
+
+_INDEXED_CALL = re.compile(r"\(_ (\|[^|]*\||[^\s()|]+) 0\)")
+
+
+def _plain_recursive_calls(script: str) -> str:
+    """Z3 prints a call of a recursive function (``sum``, ``sorted``, the text built-ins'
+    definitions) as the indexed ``(_ f 0)``, which cvc5 does not read: spell it ``f``.
+    Only the functions the script defines with ``define-funs-rec`` are touched, never an
+    indexed operator of the theories (``(_ re.^ 0)``)."""
+    if "(define-funs-rec" not in script:
+        return script
+    head = script[script.index("(define-funs-rec"):]
+    defined = set(re.findall(r"\(\s*(\|[^|]*\||[^\s()|]+) \(\(", head))
+    return _INDEXED_CALL.sub(
+        lambda m: m.group(1) if m.group(1) in defined else m.group(0), script
+    )
 
 
 def _run(

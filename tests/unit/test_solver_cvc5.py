@@ -58,6 +58,27 @@ def test_unsat_is_reported() -> None:
     assert answer.verdict == "unsat"
 
 
+def test_recursive_definitions_are_read() -> None:
+    # Z3 prints a call of a recursive function as the indexed ``(_ f 0)``, which cvc5
+    # refused ("unknown indexed function"); the script spells it ``f`` now, so cvc5 reads
+    # the question (whether it then decides it within its limit is another matter).
+    with fresh_context() as env:
+        n = var("n", INT).value
+        f = z3.RecFunction("steps!1", z3.IntSort(env.ctx), z3.IntSort(env.ctx))
+        k = z3.Int("k", env.ctx)
+        z3.RecAddDefinition(f, [k], z3.If(k <= 0, 0, 1 + f(k - 1)))
+        answer = decide([n == 2, f(n) == 2], {"n": (n, INT)}, 2_000_000, 60_000)
+    assert "indexed" not in answer.reason and "Error" not in answer.reason, answer.reason
+    assert answer.verdict in ("sat", "unknown")
+    if answer.verdict == "sat":
+        assert answer.values == {"n": 2}
+
+
+def test_indexed_theory_operators_are_left_alone() -> None:
+    script = "(define-funs-rec ((g ((x Int)) Int)) ((g x)))\n(assert (str.in_re s ((_ re.^ 0) r)))"
+    assert "(_ re.^ 0)" in _cvc5._plain_recursive_calls(script)
+
+
 @pytest.mark.parametrize(
     ("ty", "value"),
     [
