@@ -1,0 +1,3 @@
+"""Correct implementation of words/spec.req."""
+def words_string(text):
+    return [w for w in text.split(" ") if w]
