@@ -155,17 +155,24 @@ class SmtCalls(SmtLists, SmtText):
         raise EncodingError(f"ordering values of type {ty.show()} has no SMT-LIB encoding")
 
     def _call_sum(self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
+        return self._fold(e, bound, "sum", "0")
+
+    def _fold(
+        self, e: Call, bound: Mapping[str, tuple[str, Ty]], name: str, neutral: str
+    ) -> SmtTerm:
+        """``sum`` or ``product`` of a list of numbers: the auxiliary ``py.NAME.SORT`` fold,
+        ``neutral`` (an ``int``) for a list of no known element type."""
         xs = self._enc(e.args[0], bound, None)
         if not isinstance(xs.ty, TList):
-            raise EncodingError(f"sum() of a {xs.ty.show()}")
+            raise EncodingError(f"{name}() of a {xs.ty.show()}")
         elem = plain(xs.ty.elem)
         if isinstance(elem, TAny):
-            return SmtTerm(xs.defined, "0", INT)
+            return SmtTerm(xs.defined, neutral, INT)
         if not isinstance(elem, (TInt, TReal)):
-            raise EncodingError(f"sum() of a {xs.ty.show()}")
+            raise EncodingError(f"{name}() of a {xs.ty.show()}")
         sort = sort_of(elem)
-        self.aux.add(("sum", sort))
-        return SmtTerm(xs.defined, f"(|py.sum.{sort}| {xs.value} 0)", elem)
+        self.aux.add((name, sort))
+        return SmtTerm(xs.defined, f"(|py.{name}.{sort}| {xs.value} 0)", elem)
 
     def _call_int(self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None) -> SmtTerm:
         s = self._enc(e.args[0], bound, STR)
@@ -248,17 +255,7 @@ class SmtCalls(SmtLists, SmtText):
     def _call_product(
         self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
     ) -> SmtTerm:
-        xs = self._enc(e.args[0], bound, None)
-        if not isinstance(xs.ty, TList):
-            raise EncodingError(f"product() of a {xs.ty.show()}")
-        elem = plain(xs.ty.elem)
-        if isinstance(elem, TAny):
-            return SmtTerm(xs.defined, "1", INT)
-        if not isinstance(elem, (TInt, TReal)):
-            raise EncodingError(f"product() of a {xs.ty.show()}")
-        sort = sort_of(elem)
-        self.aux.add(("product", sort))
-        return SmtTerm(xs.defined, f"(|py.product.{sort}| {xs.value} 0)", elem)
+        return self._fold(e, bound, "product", "1")
 
     def _call_reversed(
         self, e: Call, bound: Mapping[str, tuple[str, Ty]], want: Ty | None
