@@ -72,11 +72,14 @@ class SmtLists(SmtExpressions):
             # the items at the wanted type (ints where reals are wanted are made reals)
             wanted = plain(want.elem)
             out = TList(wanted if isinstance(out.elem, TAny) else join(out.elem, wanted))
-        if isinstance(elem, TAny) or isinstance(out.elem, TAny):
+        if isinstance(elem, TAny):
             # over [] nothing is evaluated: the empty list, of the sort wanted
             ty = out if not isinstance(out.elem, TAny) else TList(INT)
             self._note_type(ty)
             return SmtTerm(xs.defined, self._default(ty), ty)
+        if isinstance(out.elem, TAny):
+            # items of no known type (``[][i]``) are still evaluated, and may be undefined
+            out = TList(INT)
         self._note_type(out)
         var = symbol(e.var)
         inner = {**bound, e.var: (var, elem)}

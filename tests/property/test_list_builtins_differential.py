@@ -158,6 +158,21 @@ def test_slices_follow_python_at_every_bound() -> None:
                 codegen._check(TList(INT) if base == "xs" else STR, node, env)
 
 
+def test_items_of_no_known_type_are_still_evaluated() -> None:
+    """A comprehension whose item has no known type (``[][i]``: an index into the empty
+    literal) over a list that is not empty is undefined in every reading; the SMT-LIB
+    reading once treated it as "nothing evaluated" and called it defined."""
+    for src, xs in [("[[][i] for e in [i]]", ()), ("[[][e] for e in xs]", (1,)),
+                    ("[[][e] for e in xs if e > 0]", (0, 2)), ("[[][e] for e in xs]", ())]:
+        expr = _parse(src).operands[0]
+        env = {**_default_env(), "xs": xs}
+        ty = TList(INT)
+        python.check(ty, (expr, env))
+        codegen._check(ty, expr, env)
+        z3diff._check(expr, env)
+        smtlib._check(expr, env)
+
+
 def _default_env() -> dict[str, Any]:
     from datetime import date
 
