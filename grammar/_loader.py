@@ -38,7 +38,6 @@ from derivative._canon import content_sha, distinct_prefixes
 from derivative._errors import SourcePos, SpecError, UsageError
 from derivative._files import MAX_SPEC_BYTES, FileRefused, read_regular_file
 from derivative._gcpause import collector_paused
-
 from derivative._timed_ast import TimedComponent
 
 from ._parser import parse_source, pos_in, source_line

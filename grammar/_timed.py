@@ -258,6 +258,16 @@ class _Reader:
         try:
             parsed = parse_source(synthetic, self.file)
         except SpecError as exc:
+            last = toks[-1]
+            if exc.pos is not None and exc.pos.line > last.line:
+                # the error is at the closing bracket this reader added: the expression
+                # ended too early; point just after its last token
+                _, _, rest = exc.message.partition("; ")
+                column = last.column + len(last.value)
+                pos = SourcePos(self.file, last.line, column,
+                                source_line(self.text, last.line).rstrip("\r"))
+                message = "the expression ends too early" + (f"; {rest}" if rest else "")
+                raise SpecError(message, pos, hint=exc.hint) from None
             raise self._moved(exc, -1, 0) from None
         expr: Expr = parsed.clauses[0].expr
         return expr
@@ -302,11 +312,36 @@ class _Cond:
             raise self.r.error("a condition is missing here", None)
         if not any(t.type == "NAME" and t.value in _TIMED_WORDS for t in self.toks):
             return self._now(self.toks)
-        cond = self.or_()
+        cond = self.iff_()
         if self.peek() is not None:
             raise self.r.error(f"unexpected {self.peek().value!r} in a timed condition",  # type: ignore[union-attr]
                                self.peek())
         return cond
+
+    def iff_(self) -> TCond:
+        """``a iff b`` (left-associative) and ``a implies b`` (right-associative), read as
+        the ``and``/``or``/``not`` they mean."""
+        start = self.peek()
+        left = self.implies_()
+        while self.peek() is not None and self.peek().type == "IFF":  # type: ignore[union-attr]
+            self.i += 1
+            right = self.implies_()
+            at = self._at(start)  # type: ignore[arg-type]
+            left = TBool(op="and", operands=(
+                TBool(op="or", operands=(TNot(operand=left, **at), right), **at),
+                TBool(op="or", operands=(left, TNot(operand=right, **at)), **at),
+            ), **at)
+        return left
+
+    def implies_(self) -> TCond:
+        start = self.peek()
+        left = self.or_()
+        if self.peek() is not None and self.peek().type == "IMPLIES":  # type: ignore[union-attr]
+            self.i += 1
+            right = self.implies_()
+            at = self._at(start)  # type: ignore[arg-type]
+            return TBool(op="or", operands=(TNot(operand=left, **at), right), **at)
+        return left
 
     def _now(self, toks: Sequence[Tok]) -> TNow:
         expr = self.r.expression(toks)
@@ -324,7 +359,7 @@ class _Cond:
         if len(parts) == 1:
             return parts[0]
         assert start is not None
-        return TBool(op="or", operands=tuple(parts), **self._at(start))  # type: ignore[arg-type]
+        return TBool(op="or", operands=tuple(parts), **self._at(start))
 
     def and_(self) -> TCond:
         start = self.peek()
@@ -335,7 +370,7 @@ class _Cond:
         if len(parts) == 1:
             return parts[0]
         assert start is not None
-        return TBool(op="and", operands=tuple(parts), **self._at(start))  # type: ignore[arg-type]
+        return TBool(op="and", operands=tuple(parts), **self._at(start))
 
     def unary(self) -> TCond:
         t = self.peek()
@@ -343,10 +378,10 @@ class _Cond:
             raise self.r.error("a condition is missing here", self.toks[-1])
         if t.type == "NOT":
             self.i += 1
-            return TNot(operand=self.unary(), **self._at(t))  # type: ignore[arg-type]
+            return TNot(operand=self.unary(), **self._at(t))
         if t.type == "NAME" and t.value == "previously":
             self.i += 1
-            return TPrevious(operand=self.unary(), **self._at(t))  # type: ignore[arg-type]
+            return TPrevious(operand=self.unary(), **self._at(t))
         return self.postfix(self.primary())
 
     def primary(self) -> TCond:
@@ -357,7 +392,7 @@ class _Cond:
             inner = self.toks[self.i + 1 : close]
             if any(x.type == "NAME" and x.value in _TIMED_WORDS for x in inner):
                 sub = _Cond(self.r, inner)
-                cond = sub.or_()
+                cond = sub.iff_()
                 if sub.peek() is not None:
                     raise self.r.error(f"unexpected {sub.peek().value!r}", sub.peek())  # type: ignore[union-attr]
                 self.i = close + 1
@@ -370,7 +405,7 @@ class _Cond:
                 depth += 1
             elif x.type in ("RPAR", "RSQB", "RBRACE"):
                 depth -= 1
-            elif depth == 0 and (x.type in ("AND", "OR") or
+            elif depth == 0 and (x.type in ("AND", "OR", "IFF", "IMPLIES") or
                                  (x.type == "NAME" and x.value in _SUFFIX_WORDS)):
                 break
             j += 1
@@ -389,15 +424,15 @@ class _Cond:
             if v is None or v.type not in ("TRUE", "FALSE"):
                 raise self.r.error("expected `true` or `false` after `becomes`", v or t)
             self.i += 2
-            return TBecomes(operand=operand, value=v.type == "TRUE", **self._at(t))  # type: ignore[arg-type]
+            return TBecomes(operand=operand, value=v.type == "TRUE", **self._at(t))
         if t.value == "has":
             self._expect_words(("has",), ("held",), ("for",))
             n = self._steps()
-            return THeld(operand=operand, steps=n, **self._at(t))  # type: ignore[arg-type]
+            return THeld(operand=operand, steps=n, **self._at(t))
         if t.value == "occurred":
             self._expect_words(("occurred",), ("within",))
             n = self._steps()
-            return TOccurred(operand=operand, steps=n, **self._at(t))  # type: ignore[arg-type]
+            return TOccurred(operand=operand, steps=n, **self._at(t))
         return operand
 
     def _expect_words(self, *words: tuple[str, ...]) -> None:
@@ -475,7 +510,7 @@ class _Body:
                     f"write `{first.value} CONDITION, TIMING RESPONSE`",
                 )
             trigger = Trigger(kind="when" if first.type == "WHEN" else "upon",
-                              cond=self.cond(toks[1:comma], first), **self._at(first))  # type: ignore[arg-type]
+                              cond=self.cond(toks[1:comma], first), **self._at(first))
             toks = toks[comma + 1 :]
             if not toks:
                 raise self.r.error("the requirement says nothing after its trigger", self.toks[-1])
@@ -490,9 +525,11 @@ class _Body:
         kind: str | None = None
         if len(head) == 3 and head[0].type == "IN" and words[2] == "mode":
             kind = "in"
-        elif len(head) == 4 and head[0].type == "NOT" and head[1].type == "IN" and words[3] == "mode":
+        elif (len(head) == 4 and head[0].type == "NOT" and head[1].type == "IN"
+              and words[3] == "mode"):
             kind = "not_in"
-        elif len(head) == 4 and words[0] == "only" and head[1].type == "IN" and words[3] == "mode":
+        elif (len(head) == 4 and words[0] == "only" and head[1].type == "IN"
+              and words[3] == "mode"):
             kind = "only_in"
         elif len(head) == 3 and words[0] in ("before", "after") and words[2] == "mode":
             kind = words[0]
@@ -501,7 +538,7 @@ class _Body:
         mode_tok = head[-2]
         if mode_tok.type != "NAME":
             raise self.r.error("expected a mode's name here", mode_tok)
-        return Scope(kind=kind, mode=mode_tok.value, **self._at(head[0]))  # type: ignore[arg-type]
+        return Scope(kind=kind, mode=mode_tok.value, **self._at(head[0]))
 
     def _steps(self, toks: Sequence[Tok], i: int) -> int:
         n = toks[i] if i < len(toks) else None
@@ -517,17 +554,17 @@ class _Body:
         at = self._at(first)
         w = first.value if first.type == "NAME" else None
         if w in ("always", "immediately"):
-            return Timing(kind=w, response=self.cond(toks[1:], first), **at)  # type: ignore[arg-type]
+            return Timing(kind=w, response=self.cond(toks[1:], first), **at)
         if first.type == "NEVER":
-            return Timing(kind="never", response=self.cond(toks[1:], first), **at)  # type: ignore[arg-type]
+            return Timing(kind="never", response=self.cond(toks[1:], first), **at)
         if first.type == "AT" and [t.value for t in toks[1:4]] == ["the", "next", "step"]:
-            return Timing(kind="next", response=self.cond(toks[4:], toks[3]), **at)  # type: ignore[arg-type]
+            return Timing(kind="next", response=self.cond(toks[4:], toks[3]), **at)
         if w == "within" or first.type == "FOR" or (
             w == "after" and len(toks) > 1 and toks[1].type == "INT"
         ):
             n = self._steps(toks, 1)
             kind = "for" if first.type == "FOR" else w
-            return Timing(kind=kind, steps=n, response=self.cond(toks[3:], toks[2]), **at)  # type: ignore[arg-type]
+            return Timing(kind=kind, steps=n, response=self.cond(toks[3:], toks[2]), **at)
         if w in ("until", "before"):
             comma = _split_comma(toks)
             if comma is None:
@@ -535,7 +572,7 @@ class _Body:
                     f"expected `,` after the `{w}` condition", toks[-1],
                     f"write `{w} CONDITION, RESPONSE`",
                 )
-            return Timing(kind=w, stop=self.cond(toks[1:comma], first),  # type: ignore[arg-type]
+            return Timing(kind=w, stop=self.cond(toks[1:comma], first),
                           response=self.cond(toks[comma + 1 :], toks[comma]), **at)
         comma = _split_comma(toks)
         if comma is not None:
@@ -544,7 +581,7 @@ class _Body:
                 "the forms are `[in M mode,] [when C | upon C,] TIMING RESPONSE`; a scope "
                 "reads `in M mode` (or `not in`, `only in`, `before`, `after`)",
             )
-        return Timing(kind="immediately", response=self.cond(toks, first), **at)  # type: ignore[arg-type]
+        return Timing(kind="immediately", response=self.cond(toks, first), **at)
 
 
 def read_blocks(text: str, file: str, blocks: Sequence[Block]) -> tuple[TimedComponent, ...]:

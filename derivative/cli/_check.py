@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TextIO
+from typing import Any, TextIO
 
 from derivative import api
 from derivative._errors import ExitCode, UsageError, exit_code_for
@@ -76,6 +76,22 @@ def arguments(p: argparse.ArgumentParser) -> None:
         metavar="S",
         help="wall-clock safety limit per solver call in seconds "
         f"(default {CheckOptions.timeout:g}); reaching it exits 75, the --rlimit decides",
+    )
+    p.add_argument(
+        "--depth",
+        type=positive_int,
+        default=20,
+        metavar="K",
+        help="timed blocks: check runs of up to K steps (default 20, at most 200); the "
+        "report says 'no conflict up to depth K', never more",
+    )
+    p.add_argument(
+        "--causal-depth",
+        type=positive_int,
+        default=10,
+        metavar="K",
+        help="timed blocks: play the causal realizability game (outputs chosen after each "
+        "step's inputs) up to min(--depth, K) steps (default 10)",
     )
     p.add_argument(
         "--max-cores",
@@ -146,8 +162,16 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                     args.certificate, json.dumps(document, indent=2, ensure_ascii=False) + "\n"
                 )
 
+    timed = _timed(loaded, args, result, stdout if fmt == "text" else None)
+    if timed and result.status != "infeasible_proven":
+        result = _with_timed_certificate(loaded, args, result, timed, fmt)
     if fmt == "json":
-        stdout.write(json.dumps(render_json(result), indent=2, ensure_ascii=False) + "\n")
+        document = render_json(result)
+        if timed:
+            from derivative.api import timed_result_json
+
+            document["timed"] = [timed_result_json(r) for r in timed]
+        stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     elif fmt == "sarif":
         sarif = render_sarif(result, strict=bool(args.strict))
         stdout.write(json.dumps(sarif, indent=2, ensure_ascii=False) + "\n")
@@ -158,6 +182,44 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         elif args.certificate:
             stdout.write(f"certificate written to {args.certificate}\n")
 
+    if fmt == "text" and timed:
+        from derivative.api import render_timed_text
+
+        stdout.write(render_timed_text(timed))
     if result.status == "feasible" and args.strict and result.strict_findings:
         return ExitCode.NO
+    statuses = [result.status, *(r.status for r in timed)]
+    for status in ("infeasible_proven", "unknown"):
+        if status in statuses:
+            return exit_code_for(status)
     return exit_code_for(result.status)
+
+
+def _timed(loaded: api.LoadedContract, args: argparse.Namespace, result: object,
+           text_out: TextIO | None) -> tuple[Any, ...]:
+    """The timed blocks' answers (none without blocks)."""
+    if not loaded.timed:
+        return ()
+    from derivative.api import MAX_DEPTH, TimedOptions
+
+    if args.depth > MAX_DEPTH:
+        raise UsageError(f"--depth {args.depth} is more than {MAX_DEPTH} steps")
+    options = TimedOptions(depth=args.depth, causal_depth=args.causal_depth,
+                           rlimit=args.rlimit, timeout=args.timeout)
+    return api.check_timed(loaded, options)
+
+
+def _with_timed_certificate(loaded: api.LoadedContract, args: argparse.Namespace,
+                            result: Any, timed: tuple[Any, ...], fmt: str) -> Any:
+    """Write the certificate of the first timed conflict that has one (the unrolled
+    requirement set's, re-checked by both solvers like any other)."""
+    for r in timed:
+        if r.status == "infeasible_proven" and r.untimed is not None and args.certificate:
+            unrolled = api.LoadedContract(contract=r.unrolled.contract, types=r.unrolled.types)
+            certified = api.certify(unrolled, r.untimed)
+            document = certified.certificate.to_json()
+            write_atomically(
+                args.certificate, json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+            )
+            break
+    return result
