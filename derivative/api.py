@@ -74,6 +74,8 @@ if TYPE_CHECKING:
     from derivative.forge.sandbox import build_image as build_image
     from derivative.forge.testing import RunEvidence
     from derivative.forge.testing import TestOptions as TestOptions
+    from derivative.importers import ImportOptions as ImportOptions
+    from derivative.importers import ImportResult
     from derivative.solver import CheckOptions as CheckOptions
     from derivative.solver import CheckResult
     from derivative.solver import render_json as render_json
@@ -496,6 +498,39 @@ def verify_certificate(
     return certificates.verify(document, spec, **extra)
 
 
+# --------------------------------------------------------------------------- importing
+
+IMPORT_KINDS = ("fret", "hanfor")
+"""The exports ``import_requirements`` reads: NASA FRET's JSON and Hanfor's CSV."""
+
+
+def import_requirements(
+    kind: str,
+    source: SpecPath,
+    *,
+    text: str | None = None,
+    options: ImportOptions | None = None,
+) -> ImportResult:
+    """Translate another tool's requirement export into timed requirements
+    (``derivative import fret|hanfor``, docs/importers.md).
+
+    ``kind`` is ``fret`` or ``hanfor``; the export is read from the file ``source`` (a
+    regular file of at most 16 MiB), or given as ``text``, when ``source`` only names it in
+    messages.  Returns the ``.req`` text and the account of every requirement (translated,
+    not translated with the reason, skipped); writes nothing.  A file that is not such an
+    export raises ``BadExport`` (a ``SpecError``, exit 2).
+    """
+    from derivative import importers
+
+    if kind not in IMPORT_KINDS:
+        raise UsageError(f"unknown export kind {kind!r} (known: {', '.join(IMPORT_KINDS)})")
+    shown = os.fspath(source)
+    if text is None:
+        text = importers.read_export(source)
+    reader = importers.import_fret if kind == "fret" else importers.import_hanfor
+    return reader(text, source=shown, options=options)
+
+
 # --------------------------------------------------------------------------- building it
 
 
@@ -685,6 +720,7 @@ _FACES: dict[str, tuple[str, str]] = {
     "PostureVerdict": ("derivative.forge.posture", "PostureVerdict"),
     "available_policies": ("derivative.forge.posture", "available_policies"),
     "validate_code": ("derivative.forge.posture", "validate_path"),
+    "ImportOptions": ("derivative.importers", "ImportOptions"),
 }
 
 

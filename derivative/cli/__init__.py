@@ -4,7 +4,7 @@ Every command is a function ``(args, stdout, stderr) -> int`` returning an exit 
 the one table, ``derivative._errors.ExitCode``; it writes to the streams it is given and
 never exits, so tests drive exactly what users run.  Each command lives in its own module
 (``_parse``, ``_check``, ``_certificate``, ``_run``, ``_tests``, ``_validate_code``,
-``_sandbox``) with a function declaring its arguments, and calls the public API
+``_sandbox``, ``_import``) with a function declaring its arguments, and calls the public API
 (``derivative.api``) or a layer's face, never a layer's internals.  The arguments several
 commands share are declared once (``_arguments``), with defaults read from the API's
 options classes.
@@ -72,6 +72,12 @@ COMMANDS: tuple[Command, ...] = (
             "the solver", "_certificate"),
     Command(("validate-code",), "check a candidate's source against a posture policy, "
             "without running it", "_validate_code"),
+    Command(("import", "fret"), "translate a NASA FRET requirements export (JSON) into a "
+            ".req file", "_import", help_name="FRET_HELP", arguments_name="fret_arguments",
+            run_name="run_fret"),
+    Command(("import", "hanfor"), "translate a Hanfor requirements export (CSV) into a .req "
+            "file", "_import", help_name="HANFOR_HELP", arguments_name="hanfor_arguments",
+            run_name="run_hanfor"),
 )
 """Every command users can run, in the order ``derivative --help`` lists them."""
 
@@ -80,6 +86,7 @@ GROUPS: dict[tuple[str, ...], str] = {
     ("sandbox",): "build and inspect the sandboxes that run candidates",
     ("package",): "work with the packages of verified builds",
     ("ledger",): "read the ledger of builds",
+    ("import",): "translate other tools' requirement exports into timed requirements",
 }
 """Help texts of command groups (the first words of multi-word commands)."""
 

@@ -289,6 +289,7 @@ DOCUMENTED_COMMANDS = {
     ("parse",), ("check",), ("certificate", "verify"), ("validate-code",),
     ("sandbox", "doctor"), ("sandbox", "build-image"), ("run",), ("tests",), ("build",),
     ("package", "verify"), ("ledger", "status"), ("ledger", "log"), ("batch",),
+    ("import", "fret"), ("import", "hanfor"),
 }
 
 
@@ -400,7 +401,8 @@ def test_the_command_table_s_help_lines_are_the_modules_own() -> None:
     for command in cli.COMMANDS:
         assert getattr(command.load(), command.help_name) == command.help, command.path
     for prefix, text in cli.GROUPS.items():
-        module = {"sandbox": "_sandbox", "package": "_package", "ledger": "_ledger"}.get(
+        module = {"sandbox": "_sandbox", "package": "_package", "ledger": "_ledger",
+                  "import": "_import"}.get(
             prefix[0])
         if module is not None:
             assert text == importlib.import_module(f"derivative.cli.{module}").GROUP_HELP

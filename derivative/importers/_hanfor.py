@@ -1,0 +1,253 @@
+"""``derivative import hanfor``: a Hanfor CSV export to timed requirements.
+
+Hanfor formalises a requirement as a scope (``Globally``, ``Before P``, ``After P``,
+``Between P and Q``, ``After P until Q``) and a specification pattern whose slots
+(``R``, ``S``, ``T``, ...) hold conditions and durations.  The CSV this importer reads
+(docs/importers.md, "Hanfor CSV") has a header line naming its columns, in any order and
+any case: ``ID`` (required), ``Description``, ``Type``, ``Component``, ``Rationale``, and
+the formalisation either as Hanfor's sentence (``Formalization``: one sentence a line, such
+as ``Globally, it is always the case that if "R" holds, then "S" holds after at most "5"
+time units``) or in columns (``Scope``, ``Pattern``, ``P``, ``Q``, ``R``, ``S``, ``T``,
+``U``).  Each pattern with a timed counterpart maps to one timed body; the rest
+(``Existence`` is liveness, ``Precedence`` an unbounded past, ``Between`` a scope closed by a
+second condition) are listed with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from derivative._errors import SourcePos
+
+from ._assemble import assemble
+from ._expr import Call, Node, Num, Un, Untranslatable, parse
+from ._input import BadExport, read_csv
+from ._model import Draft, ImportOptions, ImportResult, NotTranslated, ScopeRef
+
+__all__ = ["PATTERNS", "import_hanfor"]
+
+_SLOT = r'"(?P<{}>[^"]*)"'
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    name: str
+    sentence: str
+    """Hanfor's sentence, slots written ``{R}``."""
+    refused: str | None = None
+    """Why it has no timed counterpart, or None."""
+
+    @property
+    def slots(self) -> tuple[str, ...]:
+        return tuple(re.findall(r"\{(\w)\}", self.sentence))
+
+    def regex(self) -> re.Pattern[str]:
+        parts = re.split(r"(\{\w\})", self.sentence)
+        text = "".join(_SLOT.format(p[1]) if re.fullmatch(r"\{\w\}", p)
+                       else re.escape(p).replace(r"\ ", r"\s+") for p in parts)
+        return re.compile(text + r"\s*\.?\s*", re.IGNORECASE)
+
+
+PATTERNS: Final = (
+    _Pattern("Universality", "it is always the case that {R} holds"),
+    _Pattern("Absence", "it is never the case that {R} holds"),
+    _Pattern("Invariance", "it is always the case that if {R} holds, then {S} holds as well"),
+    _Pattern("BoundedResponse", "it is always the case that if {R} holds, then {S} holds "
+             "after at most {T} time units"),
+    _Pattern("EdgeResponseDelay", "it is always the case that once {R} becomes satisfied, "
+             "{S} holds after at most {T} time units"),
+    _Pattern("BoundedInvariance", "it is always the case that if {R} holds, then {S} holds "
+             "for at least {T} time units"),
+    _Pattern("MinDuration", "it is always the case that once {R} becomes satisfied, it "
+             "holds for at least {T} time units"),
+    _Pattern("MaxDuration", "it is always the case that once {R} becomes satisfied, it "
+             "holds for less than {T} time units"),
+    _Pattern("BoundedEntry", "it is always the case that after {R} holds for at least {T} "
+             "time units, then {S} holds"),
+    _Pattern("Existence", "{R} eventually holds", refused="Existence: a liveness property, "
+             "which the timed layer does not have"),
+    _Pattern("Precedence", "it is always the case that if {R} holds, then {S} previously "
+             "held", refused="Precedence: S at some earlier step, an unbounded past (the "
+             "timed layer looks back a bounded number of steps only)"),
+    _Pattern("BoundedExistence", "transitions to states in which {R} holds occur at most "
+             "twice", refused="BoundedExistence: counting occurrences has no counterpart"),
+)
+"""The patterns read, with Hanfor's sentences (docs/importers.md has their timed forms)."""
+
+_BY_NAME = {p.name.lower(): p for p in PATTERNS}
+_BY_NAME.update({"invariant": _BY_NAME["invariance"], "responsedelay": _BY_NAME[
+    "boundedresponse"], "universal": _BY_NAME["universality"]})
+
+_SCOPES: Final = (
+    ("Globally", re.compile(r"globally\s*,\s*", re.I)),
+    ("Before", re.compile(r"before\s+" + _SLOT.format("P") + r"\s*,\s*", re.I)),
+    ("AfterUntil", re.compile(r"after\s+" + _SLOT.format("P") + r"\s+until\s+"
+                              + _SLOT.format("Q") + r"\s*,\s*", re.I)),
+    ("After", re.compile(r"after\s+" + _SLOT.format("P") + r"\s*,\s*", re.I)),
+    ("Between", re.compile(r"between\s+" + _SLOT.format("P") + r"\s+and\s+"
+                           + _SLOT.format("Q") + r"\s*,\s*", re.I)),
+)
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[\s_]", "", text).lower()
+
+
+def _sentence(text: str) -> tuple[str, _Pattern, dict[str, str]]:
+    """(scope, pattern, slots) of one of Hanfor's formalised sentences."""
+    for scope, rx in _SCOPES:
+        m = rx.match(text.strip())
+        if m is None:
+            continue
+        slots = {k: v for k, v in m.groupdict().items() if v is not None}
+        rest = text.strip()[m.end():]
+        for pattern in PATTERNS:
+            pm = pattern.regex().fullmatch(rest)
+            if pm is not None:
+                return scope, pattern, {**slots, **pm.groupdict()}
+        raise Untranslatable(f"the pattern sentence {rest.strip()[:80]!r} is not one the "
+                             "importer knows")
+    raise Untranslatable(f"the scope of {text.strip()[:80]!r} is not one the importer knows "
+                         "(Globally, Before, After, Between, After ... until)")
+
+
+def _steps(text: str) -> int:
+    if not re.fullmatch(r"\s*\d+\s*", text):
+        raise Untranslatable(f"the duration {text.strip()!r} is not a whole number of steps")
+    return int(text)
+
+
+def _scope(scope: str, slots: Mapping[str, str]) -> ScopeRef | None:
+    key = _key(scope)
+    if key in ("globally", "global", ""):
+        return None
+    if key in ("before", "after"):
+        return ScopeRef(kind=key, condition=_slot(slots, "P", "the scope"))
+    if key in ("between", "afteruntil"):
+        raise Untranslatable(f"the scope {scope} has no timed counterpart (an interval "
+                             "closed by a second condition)")
+    raise Untranslatable(f"the scope {scope!r} is not one the importer knows")
+
+
+def _slot(slots: Mapping[str, str], name: str, what: str) -> Node:
+    text = slots.get(name, "")
+    if not text.strip():
+        raise Untranslatable(f"{what} needs {name}, which is empty")
+    return parse(text)
+
+
+def _body(pattern: _Pattern, slots: Mapping[str, str]
+          ) -> tuple[tuple[str, Node] | None, str, Node, int | None]:
+    """(trigger, timing, response, steps) of a pattern."""
+    if pattern.refused is not None:
+        raise Untranslatable(pattern.refused)
+    what = f"the pattern {pattern.name}"
+    r = _slot(slots, "R", what)
+    t = _steps(slots.get("T", "")) if "T" in pattern.slots else None
+    s = _slot(slots, "S", what) if "S" in pattern.slots else r
+    bodies: dict[str, tuple[tuple[str, Node] | None, str, Node]] = {
+        "Universality": (None, "always", r),
+        "Absence": (None, "never", r),
+        "Invariance": (("when", r), "immediately", s),
+        "BoundedResponse": (("when", r), "within", s),
+        "EdgeResponseDelay": (("upon", r), "within", s),
+        "BoundedInvariance": (("when", r), "for", s),
+        "MinDuration": (("upon", r), "for", r),
+        "MaxDuration": (("upon", r), "within", Un("not", r)),
+        "BoundedEntry": (("when", Call("persisted", (Num(str(t)), r))), "immediately", s),
+    }
+    trigger, timing, response = bodies[pattern.name]
+    return trigger, timing, response, t
+
+
+@dataclass(frozen=True)
+class _Row:
+    line: int
+    cells: Mapping[str, str]
+
+    def get(self, key: str) -> str:
+        return self.cells.get(key, "").strip()
+
+
+def _formalisations(row: _Row) -> list[tuple[str, _Pattern, dict[str, str]]]:
+    name = row.get("pattern")
+    if name:
+        pattern = _BY_NAME.get(_key(name))
+        if pattern is None:
+            raise Untranslatable(f"the pattern {name!r} is not one the importer knows")
+        slots = {k: row.get(k.lower()) for k in "PQRSTU"}
+        return [(row.get("scope"), pattern, slots)]
+    sentences = [s for s in row.get("formalization").splitlines() if s.strip()]
+    if not sentences:
+        raise Untranslatable("no formalisation (neither Pattern nor Formalization is given)")
+    return [_sentence(s) for s in sentences]
+
+
+def _drafts(row: _Row, rid: str, component: str) -> list[Draft | NotTranslated]:
+    try:
+        forms = _formalisations(row)
+    except Untranslatable as why:
+        return [NotTranslated(rid, why.reason)]
+    out: list[Draft | NotTranslated] = []
+    for k, (scope, pattern, slots) in enumerate(forms, 1):
+        sid = rid if len(forms) == 1 else f"{rid}_f{k}"
+        tags = [("hanfor", rid), ("pattern", pattern.name)]
+        if row.get("rationale"):
+            tags.append(("rationale", row.get("rationale")))
+        try:
+            trigger, timing, response, steps = _body(pattern, slots)
+            draft: Draft | NotTranslated = Draft(
+                source_id=sid, component=component, text=" ".join(row.get(
+                    "description").split()), tags=tuple(tags), scope=_scope(scope, slots),
+                trigger=trigger, timing=timing, response=response, steps=steps)
+        except Untranslatable as why:
+            draft = NotTranslated(sid, why.reason)
+        out.append(draft)
+    return out
+
+
+_ALIASES = {"formalizedrequirement": "formalization", "formalisation": "formalization",
+            "formalizations": "formalization", "formalisedrequirement": "formalization",
+            "requirementid": "id", "comment": "rationale"}
+
+
+def _rows(header: Sequence[str], body: Sequence[tuple[int, list[str]]], source: str
+          ) -> list[_Row]:
+    keys = [_ALIASES.get(_key(h), _key(h)) for h in header]
+    if "id" not in keys:
+        raise BadExport(f"{source}: the header names no ID column (columns: "
+                        f"{', '.join(header)})")
+    if "formalization" not in keys and "pattern" not in keys:
+        raise BadExport(f"{source}: the header names neither a Formalization nor a Pattern "
+                        "column, so there is nothing to translate")
+    return [_Row(line, dict(zip(keys, cells, strict=True))) for line, cells in body]
+
+
+def import_hanfor(text: str, *, source: str, options: ImportOptions | None = None
+                  ) -> ImportResult:
+    """Translate a Hanfor CSV export (its text; ``source`` names it in messages)."""
+    options = options or ImportOptions()
+    header, body = read_csv(text, source)
+    items: list[Draft | NotTranslated] = []
+    skipped: list[NotTranslated] = []
+    for row in _rows(header, body, source):
+        rid = row.get("id")
+        if not rid:
+            raise BadExport("a row without an ID", SourcePos(source, row.line, 1))
+        kind = row.get("type")
+        if kind and _key(kind) != "requirement":
+            skipped.append(NotTranslated(rid, f"its type is {kind!r}, not a requirement"))
+            continue
+        component = options.component or row.get("component") or "controller"
+        items.extend(_drafts(row, rid, component))
+    stem = os.path.splitext(os.path.basename(source))[0]
+    return assemble(
+        kind="hanfor", source=source, name=options.name or stem or "imported",
+        description=f"Imported from the Hanfor export {os.path.basename(source)} by "
+        "derivative import hanfor.",
+        items=items, declared=None, skipped=skipped,
+    )
