@@ -132,6 +132,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             value is not None and not args.all_cores,
             "bounds the enumeration of --all-cores, which is not asked for",
         )
+    from derivative.api import MAX_DEPTH
+
+    if args.depth > MAX_DEPTH:
+        raise UsageError(f"--depth {args.depth} is more than {MAX_DEPTH} steps")
     loaded = load_specs(args)
     defaults = CheckOptions()
     options = CheckOptions(
@@ -162,64 +166,85 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                     args.certificate, json.dumps(document, indent=2, ensure_ascii=False) + "\n"
                 )
 
-    timed = _timed(loaded, args, result, stdout if fmt == "text" else None)
-    if timed and result.status != "infeasible_proven":
-        result = _with_timed_certificate(loaded, args, result, timed, fmt)
+    timed = _timed(loaded, args)
+    timed_cert = _timed_certificate(args, result, timed, fmt)
+    combined = _combined_status(result.status, timed)
     if fmt == "json":
         document = render_json(result)
         if timed:
             from derivative.api import timed_result_json
 
             document["timed"] = [timed_result_json(r) for r in timed]
+            document["status"] = combined
+            if timed_cert is not None and document["certificate"] is None:
+                document["certificate"] = timed_cert
         stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     elif fmt == "sarif":
         sarif = render_sarif(result, strict=bool(args.strict))
         stdout.write(json.dumps(sarif, indent=2, ensure_ascii=False) + "\n")
     else:
-        stdout.write(render_text(result))
-        if args.certificate and result.status != "infeasible_proven":
-            stdout.write(f"no certificate written: the status is {result.status}\n")
+        if not (timed and _untimed_is_empty(loaded)):
+            stdout.write(render_text(result))
+        if timed:
+            from derivative.api import render_timed_text
+
+            stdout.write(render_timed_text(timed))
+            shown = "no conflict up to depth " + str(args.depth) if (
+                combined == "no_conflict_up_to_depth") else combined
+            stdout.write(f"status: {shown}\n")
+        certified = result.status == "infeasible_proven" or timed_cert is not None
+        if args.certificate and not certified:
+            stdout.write(f"no certificate written: the status is {combined}\n")
         elif args.certificate:
             stdout.write(f"certificate written to {args.certificate}\n")
 
-    if fmt == "text" and timed:
-        from derivative.api import render_timed_text
-
-        stdout.write(render_timed_text(timed))
-    if result.status == "feasible" and args.strict and result.strict_findings:
+    if combined == "feasible" and args.strict and result.strict_findings:
         return ExitCode.NO
-    statuses = [result.status, *(r.status for r in timed)]
+    return exit_code_for("feasible" if combined == "no_conflict_up_to_depth" else combined)
+
+
+def _combined_status(untimed: str, timed: tuple[Any, ...]) -> str:
+    """One status for the whole set: a proven conflict anywhere wins, then an undecided
+    question; a set with timed blocks is never more than ``no_conflict_up_to_depth``."""
+    statuses = [untimed, *(r.status for r in timed)]
     for status in ("infeasible_proven", "unknown"):
         if status in statuses:
-            return exit_code_for(status)
-    return exit_code_for(result.status)
+            return status
+    return "no_conflict_up_to_depth" if timed else untimed
 
 
-def _timed(loaded: api.LoadedContract, args: argparse.Namespace, result: object,
-           text_out: TextIO | None) -> tuple[Any, ...]:
+def _untimed_is_empty(loaded: api.LoadedContract) -> bool:
+    """Nothing but timed blocks, enums and consts: the untimed report would say nothing."""
+    return not loaded.obligations and all(
+        d.kind in ("enum", "const") for d in loaded.declarations
+    )
+
+
+def _timed(loaded: api.LoadedContract, args: argparse.Namespace) -> tuple[Any, ...]:
     """The timed blocks' answers (none without blocks)."""
     if not loaded.timed:
         return ()
-    from derivative.api import MAX_DEPTH, TimedOptions
+    from derivative.api import TimedOptions
 
-    if args.depth > MAX_DEPTH:
-        raise UsageError(f"--depth {args.depth} is more than {MAX_DEPTH} steps")
     options = TimedOptions(depth=args.depth, causal_depth=args.causal_depth,
                            rlimit=args.rlimit, timeout=args.timeout)
     return api.check_timed(loaded, options)
 
 
-def _with_timed_certificate(loaded: api.LoadedContract, args: argparse.Namespace,
-                            result: Any, timed: tuple[Any, ...], fmt: str) -> Any:
-    """Write the certificate of the first timed conflict that has one (the unrolled
-    requirement set's, re-checked by both solvers like any other)."""
+def _timed_certificate(args: argparse.Namespace, result: Any, timed: tuple[Any, ...],
+                       fmt: str) -> dict[str, Any] | None:
+    """The certificate of the first timed conflict that has one (the unrolled requirement
+    set's, re-checked by both solvers like any other), when the untimed part has none;
+    written to ``--certificate`` if asked for."""
+    if result.status == "infeasible_proven" or not (args.certificate or fmt == "json"):
+        return None
     for r in timed:
-        if r.status == "infeasible_proven" and r.untimed is not None and args.certificate:
+        if r.status == "infeasible_proven" and r.untimed is not None:
             unrolled = api.LoadedContract(contract=r.unrolled.contract, types=r.unrolled.types)
-            certified = api.certify(unrolled, r.untimed)
-            document = certified.certificate.to_json()
-            write_atomically(
-                args.certificate, json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-            )
-            break
-    return result
+            document: dict[str, Any] = api.certify(unrolled, r.untimed).certificate.to_json()
+            if args.certificate:
+                write_atomically(
+                    args.certificate, json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+                )
+            return document
+    return None
