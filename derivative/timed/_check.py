@@ -27,7 +27,7 @@ from derivative._ast import BoolLit, Contract, EnumMember, Expr, IntLit, RealLit
 from derivative._timed_ast import TimedComponent
 from derivative._values import EnumValue, Value
 
-from ._unroll import contract_at, step_name
+from derivative._timed_unroll import contract_at, step_name
 
 Status = Literal["no_conflict", "infeasible_proven", "unknown"]
 Kind = Literal["inconsistent", "unrealizable", "unrealizable_causal"]
@@ -204,6 +204,16 @@ class _Checker:
                     self.comp.name, k, "unknown",
                     "the game says no outputs answer an input trace, but the requirement "
                     f"set with that trace pinned was not refuted ({result.status})")
+            # the same question with only the pins the core needs: the certificate's
+            # spec is then exactly what ``certificate verify --spec`` unrolls again
+            needed = {i[len("input."):] for i in result.cores[0].ids if i.startswith("input.")}
+            pinned = self.loaded(k, {n: e for n, e in fixed.items() if n in needed})
+            result = self.decide(pinned)
+            if result.status != "infeasible_proven":
+                return TimedResult(
+                    self.comp.name, k, "unknown",
+                    "the input trace's core did not refute the requirements again "
+                    f"({result.status})")
             core = result.cores[0]
             ids = tuple(i for i in core.ids if not i.startswith("input."))
             run = _trace(self.comp, answer.values, k, [s.name for s in self.comp.inputs()])

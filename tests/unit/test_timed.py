@@ -267,6 +267,20 @@ def test_cli_writes_a_certificate_both_solvers_recheck(name: str, tmp_path: Path
                              str(cert)], capture_output=True, text=True, timeout=600)
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert "z3" in verify.stdout and "unsat" in verify.stdout
+    # with the spec, every member is compared with the spec's requirement unrolled again
+    spec = ROOT / "examples" / f"{name}.req"
+    against = subprocess.run([sys.executable, "-m", "derivative", "certificate", "verify",
+                              str(cert), "--spec", str(spec)],
+                             capture_output=True, text=True, timeout=600)
+    assert against.returncode == 0, against.stdout + against.stderr
+    changed = tmp_path / "changed.req"
+    changed.write_text(spec.read_text().replace(
+        "for 3 steps not valve_in and not valve_out", "for 3 steps not valve_out"))
+    rejected = subprocess.run([sys.executable, "-m", "derivative", "certificate", "verify",
+                               str(cert), "--spec", str(changed)],
+                              capture_output=True, text=True, timeout=600)
+    assert rejected.returncode != 0
+    assert "core member MX3 asserts" in rejected.stdout
 
 
 def test_cli_refuses_a_depth_beyond_the_bound(tmp_path: Path) -> None:
