@@ -25,9 +25,8 @@ from typing import Any, Literal
 
 from derivative._ast import BoolLit, Contract, EnumMember, Expr, IntLit, RealLit, Unary
 from derivative._timed_ast import TimedComponent
-from derivative._values import EnumValue, Value
-
 from derivative._timed_unroll import contract_at, step_name
+from derivative._values import EnumValue, Value
 
 Status = Literal["no_conflict", "infeasible_proven", "unknown"]
 Kind = Literal["inconsistent", "unrealizable", "unrealizable_causal"]

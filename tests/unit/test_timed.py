@@ -289,3 +289,13 @@ def test_cli_refuses_a_depth_beyond_the_bound(tmp_path: Path) -> None:
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
+
+
+def test_identity_follows_the_meaning_of_timed_blocks() -> None:
+    base = _loaded("when a, within 2 steps b")
+    assert base.identity == _loaded("when a ,  within 2 steps   b").identity
+    assert base.identity != _loaded("when a, within 3 steps b").identity
+    texted = api.parse_text(HEAD + '    requirement R [k: v] "words": when a, within 2 steps b\n')
+    assert texted.identity == base.identity
+    untimed = api.parse_text("spec t version 1\n")
+    assert base.identity != untimed.identity
