@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from derivative._ast import BoolLit, Contract, EnumMember, Expr, IntLit, RealLit, Unary
+from derivative._errors import SourcePos, SpecError
 from derivative._timed_ast import TimedComponent
 from derivative._timed_unroll import contract_at, step_name
 from derivative._values import EnumValue, Value
@@ -260,4 +261,12 @@ class _Checker:
 def check_component(contract: Contract, comp: TimedComponent,
                     options: TimedOptions) -> TimedResult:
     """Decide one component up to ``options.depth`` steps (see the module docstring)."""
-    return _Checker(contract, comp, options).run()
+    try:
+        return _Checker(contract, comp, options).run()
+    except RecursionError:
+        raise SpecError(
+            f"timed block {comp.name!r} nests too deeply to unroll (modes defined through "
+            "modes, each with past-time forms)",
+            SourcePos(comp.file, comp.line, comp.column),
+            hint="flatten the modes' conditions",
+        ) from None

@@ -299,3 +299,33 @@ def test_identity_follows_the_meaning_of_timed_blocks() -> None:
     assert texted.identity == base.identity
     untimed = api.parse_text("spec t version 1\n")
     assert base.identity != untimed.identity
+
+
+@pytest.mark.parametrize(
+    ("members", "message"),
+    [
+        ("    mode m: not m\n    requirement R: always m\n", "defined in terms of itself"),
+        ("    mode m: n\n    mode n: m and a\n    requirement R: always m\n",
+         "defined in terms of itself"),
+        ("    requirement R: always " + "previously " * 150 + "a\n", "nested more than 100"),
+        ("    requirement R: always " + "previously (" * 60 + "a" + ")" * 60 + "\n",
+         "nested more than 100"),
+        ("    requirement R: always " + "not " * 5000 + "a\n", "nested more than 100"),
+        ("    output a: bool\n    requirement R: always a\n", "declared twice"),
+        ("    input x__1: bool\n", "cannot contain '__'"),
+        ("    requirement R: only in m mode, when a, b\n", "takes a response only"),
+    ],
+)
+def test_hostile_blocks_are_bad_input_with_a_place(
+    members: str, message: str, tmp_path: Path
+) -> None:
+    spec = tmp_path / "s.req"
+    head = "spec t version 1\n\ntimed c\n    input a: bool\n    output b: bool\n"
+    declares_modes = "mode m" in members or "mode n" in members
+    spec.write_text(head + ("" if declares_modes else "    mode m: a\n") + members)
+    done = subprocess.run([sys.executable, "-m", "derivative", "check", str(spec)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"{spec}:" in done.stderr
