@@ -478,33 +478,37 @@ def _load_spec(spec_paths: Sequence[str]) -> tuple[Contract, Any, tuple[Any, ...
     return contract, check(contract), timed
 
 
-_STEP = re.compile(r"^(?P<signal>[A-Za-z_][A-Za-z0-9_]*?)__(?P<step>[0-9]+)$")
-
-
 def _timed_spec(
     cert: Certificate, static: StaticCheck, spec: tuple[Contract, Any, tuple[Any, ...]]
 ) -> tuple[Contract, Any] | None:
-    """For a certificate of a ``timed`` block (its spec is ``SPEC.BLOCK``): the block
-    unrolled again from the spec, at the certificate's depth (one more than its last
-    step) and with the input trace its ``input.*`` members pin, so that every member is
-    compared with what the spec's own requirement unrolls to.  None: not a timed one."""
+    """For a certificate of a ``timed`` block (its spec is ``SPEC.BLOCK@DEPTH``): the
+    block unrolled again from the spec at that depth, with the input trace its
+    ``input.*`` members pin, so that every member is compared with what the spec's own
+    requirement unrolls to.  None: not a timed one."""
     from derivative._timed_unroll import contract_at
     from derivative._typecheck import check
 
     contract, _, timed = spec
-    prefix, _, block = cert.spec.name.rpartition(".")
+    named, _, depth_text = cert.spec.name.rpartition("@")
+    prefix, _, block = named.rpartition(".")
     found = [c for c in timed if c.name == block and prefix == contract.name]
-    if not found or static.reading is None:
+    if not found or static.reading is None or not depth_text.isdigit():
         return None
-    steps = [
-        int(m["step"]) for d in cert.declarations if d.kind == "param"
-        for m in [_STEP.match(d.name)] if m is not None
-    ]
+    depth = int(depth_text)
+    if not 0 < depth <= 200:
+        return None
+    # only inputs may be pinned (a pinned output would make any conflict "real"): a
+    # certificate that pins anything else is compared with the untimed spec, and fails
+    inputs = {f"{s.name}__{t}" for s in found[0].inputs() for t in range(depth)}
     fixed: dict[str, Expr] = {}
     for ident, expr in zip(static.reading.ids, static.reading.exprs, strict=True):
-        if ident.startswith("input.") and isinstance(expr, (Compare, BoolOp)):
-            fixed[ident[len("input."):]] = expr.operands[1]
-    unrolled = contract_at(contract, found[0], max(steps, default=0) + 1, fixed)
+        if not ident.startswith("input."):
+            continue
+        name = ident[len("input."):]
+        if name not in inputs or not isinstance(expr, (Compare, BoolOp)):
+            return None
+        fixed[name] = expr.operands[1]
+    unrolled = contract_at(contract, found[0], depth, fixed)
     return unrolled, check(unrolled)
 
 
