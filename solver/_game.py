@@ -27,6 +27,7 @@ from derivative._ast import Contract, Obligation
 from derivative._gcpause import collector_paused
 from derivative._types import Ty
 from derivative._values import Value
+from derivative._walk import free_names
 
 from ._check import _context
 from ._decode import from_model
@@ -67,6 +68,14 @@ def _play(contract: Contract, info: object, blocks: Sequence[Block], options: Ch
         name = ob.id.split(".", 1)[0]
         if name in ranges and ob.id not in without:
             ranges[name].append(_encoded(c, env, ob))
+    # params no requirement mentions cannot matter: left out of every block (an unused
+    # input quantified over its range only makes the solver's work larger)
+    used: set[str] = set()
+    for ob in contract.obligations:
+        if ob.kind == "requirement" and ob.id not in without:
+            used |= free_names(ob.expr)
+    blocks = [(kind, [n for n in names if n in used]) for kind, names in blocks]
+    env = {n: t for n, t in env.items() if n in used}
     enc = c.encoder(env)
     body: list[z3.ExprRef] = []
     for ob in contract.obligations:
@@ -99,12 +108,21 @@ def _play(contract: Contract, info: object, blocks: Sequence[Block], options: Ch
         negated = z3.ForAll([env[n].value for n in free], z3.Not(z3.And(
             *(r for n in free for r in ranges[n]), formula)))
     # qsat for alternations; for one universal block Z3's default (model-based
-    # instantiation) is usually faster, and each is tried where the other gives up
-    engines = ["qsat", "default"] if len(inner_blocks) > 1 or free else ["default", "qsat"]
+    # instantiation), then elimination of the outputs followed by a plain check, then
+    # qsat: each is tried where the one before gives up (none dominates: on the mixer
+    # at depth 10 elimination is 16 times faster than the default, on the FSM at depth
+    # 20 four times slower)
+    engines = (["qsat", "default"] if len(inner_blocks) > 1 or free
+               else ["default", "qe", "qsat"])
     reason = ""
     for engine in engines:
-        solver = (z3.Tactic("qsat", ctx()).solver() if engine == "qsat"
-                  else z3.Solver(ctx=ctx()))
+        if engine == "qe":
+            # eliminate the outputs first, then decide what is left over the inputs
+            solver = z3.Then(z3.Tactic("qe", ctx()), z3.Tactic("smt", ctx())).solver()
+        elif engine == "qsat":
+            solver = z3.Tactic("qsat", ctx()).solver()
+        else:
+            solver = z3.Solver(ctx=ctx())
         solver.set("rlimit", options.rlimit * max(1, len(env) // 16))
         solver.set("timeout", options.timeout_ms)
         solver.add(negated)

@@ -193,6 +193,7 @@ class _Checker:
         only if the other game proves no conflict."""
         k = self.opts.depth
         undecided: str | None = None
+        decided = 0
         for d in _ladder(k):
             at = loaded if d == k else self.loaded(d)
             inputs = [step_name(s.name, t) for t in range(d) for s in self.comp.inputs()]
@@ -202,8 +203,14 @@ class _Checker:
             if answer.verdict == "fails" and answer.values is not None:
                 return self.pinned_conflict(d, answer.values)
             if answer.verdict != "holds":
-                undecided = f"realizability at depth {d} was not decided: {answer.reason}"
+                undecided = (
+                    f"no run of {k} steps breaks a requirement, and outputs answer every "
+                    f"input trace of {decided} steps, but realizability at depth {d} was not "
+                    f"decided ({answer.reason}); --depth {decided} decides, or raise --rlimit"
+                    if decided else
+                    f"realizability at depth {d} was not decided: {answer.reason}")
                 break
+            decided = d
         kc = min(k, self.opts.causal_depth)
         for d in _ladder(kc):
             at = self.loaded(d) if d != k else loaded
