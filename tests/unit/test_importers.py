@@ -1,0 +1,451 @@
+"""``derivative import fret|hanfor``: exports of other tools as timed requirements.
+
+The fixtures under ``tests/importers/`` are requirement sets written for these tests in the
+two export formats (docs/importers.md): a FRET autopilot with a ``variables`` section, a
+FRET pump without one, a FRET pair with a planted conflict, and two Hanfor CSVs of a liquid
+mixer (the formalised-sentence layout and the column layout).  Every form the importers
+translate appears in them, and so does every reason for refusing one.
+
+What each import must give is written here by hand (which requirements are translated,
+which are not and why, and the timed body of each kind of translation); the golden files
+``tests/importers/golden/*`` only pin the whole text and report, and are rewritten with
+``DERIVATIVE_REGEN_GOLDEN=1``, never by hand.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from derivative import api
+from derivative._errors import UsageError
+from derivative.cli import main
+from derivative.grammar import RESERVED
+from derivative.importers import BadExport, ImportOptions, import_fret, import_hanfor
+from derivative.importers._expr import Untranslatable, parse, render
+from derivative.importers._model import AVOID, Names, identifier
+from derivative.importers._writer import quote
+
+if TYPE_CHECKING:
+    from conftest import Golden
+
+HERE = Path(__file__).resolve().parents[1] / "importers"
+GOLDEN = HERE / "golden"
+
+FIXTURES = [
+    ("fret", "fret_autopilot.json"),
+    ("fret", "fret_no_variables.json"),
+    ("fret", "fret_conflict.json"),
+    ("hanfor", "hanfor_mixer.csv"),
+    ("hanfor", "hanfor_columns.csv"),
+]
+
+
+def imported(kind: str, name: str) -> api.ImportResult:
+    text = (HERE / name).read_text(encoding="utf-8")
+    return api.import_requirements(kind, name, text=text)
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def bodies(result: api.ImportResult) -> dict[str, str]:
+    """requirement id -> its timed body, read back from the written text."""
+    out = {}
+    for line in result.text.splitlines():
+        if line.startswith("    requirement "):
+            rid = line.split()[1]
+            out[rid] = line.rsplit('": ', 1)[-1] if '"' in line else line.split(": ", 1)[1]
+    return out
+
+
+# --------------------------------------------------------------------------- golden
+
+
+@pytest.mark.parametrize(("kind", "name"), FIXTURES)
+def test_golden(kind: str, name: str, golden: Golden) -> None:
+    result = imported(kind, name)
+    stem = Path(name).stem
+    golden.check(GOLDEN / f"{stem}.req", result.text)
+    golden.check(GOLDEN / f"{stem}.report.json",
+                 json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
+
+
+# --------------------------------------------------------------------------- FRET
+
+FRET_REFUSED = {
+    "FSM-011": "eventually: a liveness property",
+    "FSM-012": "no timing: FRET reads it as eventually",
+    "FSM-013": "the scope 'onlyAfter' has no timed counterpart",
+    "FSM-014": "the function sat has no counterpart",
+    "FSM-015": "the duration 'T_MAX' is not a whole number of steps",
+    "FSM-016": "not formalised in FRET",
+    "FSM-017": "label has the data type 'string'",
+}
+
+FRET_BODIES = {
+    "FSM_001": "always (limits and not standby and not apfail and supported implies pullup)",
+    "FSM_002": "in cruise mode, upon standby, at the next step ap_state == 3",
+    "FSM_003": "when apfail, within 2 steps (ap_state == 0) != hold_active",
+    "FSM_004": "upon engage_cmd and (previously (not engage_cmd)), for 5 steps hold_active",
+    "FSM_005": "upon not supported, immediately not hold_active",
+    "FSM_006": "not in maneuver_mode mode, never pullup and altitude < 1000.0",
+    "FSM_007": "only in cruise mode, always hold_active",
+    "FSM_008": "before standby_mode mode, upon apfail, until supported, not hold_active",
+    "FSM_009": "after limits_mode mode, upon (apfail has held for 3 steps), before standby, "
+               "pullup",
+    "FSM_010": "upon engage_cmd, after 4 steps (hold_active iff (engage_cmd occurred within 2 "
+               "steps))",
+    "FSM_018": "upon good, immediately ap_state >= 1",
+    "MON_001": "upon not sensor_ok, within 1 steps alarm",
+    "MON_002": "when temp >= 200, immediately alarm",
+    "MON_003": "always (not (previously (not sensor_ok))) or alarm",
+}
+
+
+def test_fret_with_variables() -> None:
+    result = imported("fret", "fret_autopilot.json")
+    assert {u.source_id: u.reason for u in result.untranslated}.keys() == FRET_REFUSED.keys()
+    for u in result.untranslated:
+        assert FRET_REFUSED[u.source_id] in u.reason
+        assert f"# not translated: {u.source_id}: {u.reason}" in result.text
+    assert bodies(result) == FRET_BODIES
+    text = result.text
+    # declared directions and types, a Mode variable's condition, a boolean variable as mode
+    for line in ("input altitude: real", "output ap_state: int", "output good: bool",
+                 "input temp: int in 0..255", "mode cruise: ap_state == 2",
+                 "mode maneuver_mode: maneuver", "mode standby_mode: standby",
+                 "timed FSM", "timed Monitor"):
+        assert f"\n{'    ' if 'timed' not in line else ''}{line}\n" in text, line
+    # the id, the parent and the rationale are kept as tags, escaped
+    assert ('requirement FSM_001 [fret: "FSM-001", rationale: "The pilot said: \\"pull up '
+            'when the limits are exceeded\\".\\nSee C:\\\\docs\\\\ap.txt"]') in text
+    assert 'requirement FSM_002 [fret: "FSM-002", parent: "FSM-001"]' in text
+    assert text.startswith("spec autopilot version 1\n")
+
+
+def test_fret_without_variables_infers_declarations() -> None:
+    result = imported("fret", "fret_no_variables.json")
+    assert [(u.source_id, u.reason) for u in result.untranslated] == [
+        ("P-6", "level is used both as a condition and as a number"),
+        ("P-8", "a power whose exponent is not a whole-number literal"),
+    ]
+    text = result.text
+    for line in ("input start: bool", "output flow: real", "output level: int",
+                 "input filling: bool", "mode filling_mode: filling",
+                 # compared with = to each other, and one of them with a number: both int
+                 "output target: int", "output setpoint: int",
+                 # a reserved word and a timed word are renamed, the original noted
+                 "output mode_: int", "# mode_ is mode in the export", "output count_: int"):
+        assert f"    {line}\n" in text, line
+    assert [t.id for t in result.translated] == ["P_1", "P_2", "P_3", "P_4", "P_5",
+                                                 "R_1_7_drain"]
+    assert bodies(result)["R_1_7_drain"] == (
+        "upon drain, for 2 steps not pump_on and flow * 2 - 1 >= -0.5")
+
+
+def test_fret_json_array_and_object_forms_read_alike() -> None:
+    reqs = json.loads((HERE / "fret_no_variables.json").read_text(encoding="utf-8"))
+    as_object = json.dumps({"requirements": reqs})
+    a = import_fret(json.dumps(reqs), source="x.json")
+    b = import_fret(as_object, source="x.json")
+    assert a.text == b.text
+
+
+def test_fret_with_a_variables_section_refuses_undeclared_names() -> None:
+    doc = json.loads((HERE / "fret_conflict.json").read_text(encoding="utf-8"))
+    doc["requirements"][0]["semantics"]["post_condition"] = "(pullup & ghost)"
+    result = import_fret(json.dumps(doc), source="c.json")
+    assert [(u.source_id, u.reason) for u in result.untranslated] == [
+        ("C-1", "ghost is not among the export's variables")]
+
+
+def test_fret_mode_without_a_variable_is_refused() -> None:
+    doc = json.loads((HERE / "fret_conflict.json").read_text(encoding="utf-8"))
+    sem = doc["requirements"][0]["semantics"]
+    sem["scope"] = {"type": "in"}
+    sem["scope_mode"] = "landing"
+    result = import_fret(json.dumps(doc), source="c.json")
+    assert result.untranslated[0].reason == (
+        "the mode landing is neither a Mode variable nor a boolean variable of the export")
+
+
+def test_fret_names_option_and_project() -> None:
+    text = (HERE / "fret_conflict.json").read_text(encoding="utf-8")
+    assert import_fret(text, source="c.json").text.startswith("spec autopilot version 1")
+    named = import_fret(text, source="c.json", options=ImportOptions(name="my-spec"))
+    assert named.text.startswith("spec my_spec version 1")
+
+
+# --------------------------------------------------------------------------- Hanfor
+
+HANFOR_REFUSED = {
+    "MX-009": "Existence: a liveness property",
+    "MX-010": "Precedence: S at some earlier step, an unbounded past",
+    "MX-011": "BoundedExistence: counting occurrences has no counterpart",
+    "MX-012": "the scope Between has no timed counterpart",
+    "MX-013": "the scope AfterUntil has no timed counterpart",
+    "MX-014": "the duration '2.5' is not a whole number of steps",
+    "MX-015": "is not one the importer knows",
+    "MX-017": "no formalisation",
+}
+
+HANFOR_BODIES = {
+    "MX_001": "always level <= 100",
+    "MX_002": "never valve_in and valve_out",
+    "MX_003": "when emergency, immediately not mixer_on",
+    "MX_004": "when start and not emergency, within 5 steps valve_in",
+    "MX_005": "after scope mode, upon level >= 80, within 2 steps mixer_on",
+    "MX_006": "before scope_2 mode, when mixer_on, for 10 steps stirring",
+    "MX_007_f1": "upon mixer_on, for 20 steps mixer_on",
+    "MX_007_f2": "upon valve_out, within 30 steps not valve_out",
+    "MX_008": "when ((temp > 60.5) has held for 3 steps), immediately not heater_on",
+    "MX_018": "always (emergency implies not valve_in or level != 100)",
+}
+
+
+def test_hanfor_sentences() -> None:
+    result = imported("hanfor", "hanfor_mixer.csv")
+    assert {u.source_id for u in result.untranslated} == set(HANFOR_REFUSED)
+    for u in result.untranslated:
+        assert HANFOR_REFUSED[u.source_id] in u.reason
+    assert [(s.source_id, s.reason) for s in result.skipped] == [
+        ("MX-000", "its type is 'heading', not a requirement"),
+        ("MX-016", "its type is 'information', not a requirement"),
+    ]
+    assert bodies(result) == HANFOR_BODIES
+    for line in ("mode scope: level >= 80", "mode scope_2: emergency", "input temp: real",
+                 "output level: int"):
+        assert f"    {line}\n" in result.text
+    assert ('requirement MX_004 [hanfor: "MX-004", pattern: "BoundedResponse"] "After '
+            '\\"start\\" the inlet valve opens within 5 ticks."') in result.text
+
+
+def test_hanfor_columns_and_components() -> None:
+    result = imported("hanfor", "hanfor_columns.csv")
+    assert [(u.source_id, u.reason) for u in result.untranslated] == [
+        ("ST-4", "the pattern 'Toggle' is not one the importer knows"),
+        ("ST-5", "the pattern BoundedResponse needs S, which is empty"),
+    ]
+    assert bodies(result) == {
+        "ST_1": "never pump_on and level < 5",
+        "ST_2": "when request, within 4 steps pump_on",
+        "ST_3": "after scope mode, when level > 0, immediately shown",
+    }
+    assert "\ntimed Pump\n" in result.text and "\ntimed Display\n" in result.text
+    one = import_hanfor((HERE / "hanfor_columns.csv").read_text(encoding="utf-8"),
+                        source="c.csv", options=ImportOptions(component="panel"))
+    assert one.text.count("\ntimed ") == 1 and "\ntimed panel\n" in one.text
+
+
+# --------------------------------------------------------------------------- pieces
+
+
+@pytest.mark.parametrize(("fret", "expected"), [
+    ("a & b | c", "a and b or c"),
+    ("a | b & c", "a or b and c"),
+    ("(a | b) & c", "(a or b) and c"),
+    ("!(a & b)", "not (a and b)"),
+    ("a => b => c", "a implies b implies c"),
+    ("(a => b) => c", "(a implies b) implies c"),
+    ("a <=> b", "a iff b"),
+    ("a xor b", "a != b"),
+    ("(a & b) xor c", "(a and b) != c"),
+    ("x = 1 & y != 2.5", "x == 1 and y != 2.5"),
+    ("x ~= 1", "x != 1"),
+    ("-(x - y) * 2 >= .5", "-(x - y) * 2 >= 0.5"),
+    ("x - (y - z) < 1e3", "x - (y - z) < 1000.0"),
+    ("x mod 3 = 0", "x % 3 == 0"),
+    ("x ^ 2 > 5.", "x ** 2 > 5.0"),
+    ("TRUE & !FALSE", "true and not false"),
+    ("a && b || !c ==> d", "a and b or not c implies d"),
+    ("preBool(FALSE, a & b)", "(previously (a and b))"),
+    ("preBool(TRUE, a)", "(not (previously (not a)))"),
+    ("persisted(2, a) & occurred(0, b)", "(a has held for 2 steps) and (b occurred within 0 "
+     "steps)"),
+])
+def test_conditions_are_rewritten(fret: str, expected: str) -> None:
+    assert render(parse(fret), {}) == expected
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("a < b < c", "a chain of comparisons is ambiguous"),
+    ("a & ", "it ends too early"),
+    ("a # b", "at '#'"),
+    ("(a", "it ends too early"),
+    ("a b", "unexpected 'b'"),
+    ("prevOcc(a, b)", "the function prevOcc has no counterpart"),
+    ("persisted(n, a)", "the step count of persisted is not a whole number of steps"),
+    ("persisted(-1, a)", "the step count of persisted is negative"),
+    ("preBool(x, a)", "preBool with these arguments has no counterpart"),
+    ("", "an empty condition"),
+])
+def test_conditions_that_are_refused(text: str, reason: str) -> None:
+    with pytest.raises(Untranslatable) as caught:
+        render(parse(text), {})
+    assert reason in caught.value.reason
+
+
+def test_quoting() -> None:
+    assert quote('a "b" \\ c\nd\te\x01') == '"a \\"b\\" \\\\ c\\nd\\te\\x01"'
+    assert quote("\ud800 \U00030000 é") == '"\ufffd \ufffd é"'
+
+
+def test_identifiers() -> None:
+    assert RESERVED <= AVOID
+    assert identifier("FSM-001") == "FSM_001"
+    assert identifier("1.2") == "x_1_2"
+    assert identifier("in") == "in_"
+    assert identifier("steps") == "steps_"
+    names = Names()
+    assert [names.take("a-b"), names.take("a_b"), names.take("a.b")] == ["a_b", "a_b_2",
+                                                                         "a_b_3"]
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+BAD_FRET = [
+    ('{"requirements": [\n  {"reqid": "A", }\n]}',
+     ":2:18: error: not JSON: Expecting property name"),
+    ('"just a string"', "a FRET export is a list of requirements"),
+    ('[{"fulltext": "no id"}]', "requirements[0]: the field 'reqid' is missing"),
+    ('[{"reqid": 7}]', "the field 'reqid' is a int, not a str"),
+    ('[{"reqid": "A", "semantics": {"condition": "null"}}]', "the field 'timing' is missing"),
+    ('[{"reqid": "A", "semantics": {"timing": "within", "post_condition": "p"}}]',
+     "the field 'duration' is missing"),
+    ('{"requirements": [], "variables": [{"dataType": "boolean"}]}',
+     "variables[0]: the field 'variable_name' is missing"),
+    ('[{"reqid": "A", "reqid": "B"}]', "appears twice"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD_FRET)
+def test_bad_fret_exports_are_bad_input(
+    text: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, "bad.json", text)
+    out = tmp_path / "out.req"
+    out.write_text("kept\n", encoding="utf-8")
+    code, stdout, err = cli(capsys, "import", "fret", path, "-o", str(out))
+    assert code == 2, err
+    assert message in err
+    assert "Traceback" not in err and stdout == ""
+    assert out.read_text(encoding="utf-8") == "kept\n"  # nothing half-written or replaced
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json", "out.req"]
+
+
+def test_bad_json_points_at_the_place(tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "bad.json", '[\n  {"reqid": "A",, "x": 1}\n]\n')
+    code, _, err = cli(capsys, "import", "fret", path)
+    assert code == 2
+    assert err.startswith(f"{path}:2:17: error: not JSON: Expecting property name")
+    assert '    {"reqid": "A",, "x": 1}\n' in err and "^" in err
+
+
+BAD_CSV = [
+    ('ID,Formalization\n"A,"Globally, x\n', "not CSV:"),
+    ("ID,Formalization\nA,x,y\n", ":2:1: error: this row has 3 fields, the header has 2"),
+    ("Name,Formalization\nA,x\n", "the header names no ID column"),
+    ("ID,Description\nA,x\n", "neither a Formalization nor a Pattern column"),
+    ("\n\n", "empty, so no header line"),
+    ("ID,Formalization\n,x\n", "2:1: error: a row without an ID"),
+    (b"ID,Formalization\nA,\xff\n", "not UTF-8 text (byte 20)"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD_CSV)
+def test_bad_hanfor_exports_are_bad_input(
+    text: str | bytes, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    code, stdout, err = cli(capsys, "import", "hanfor", str(path))
+    assert code == 2, err
+    assert message in err and "Traceback" not in err and stdout == ""
+
+
+def test_missing_file_and_wrong_kind(tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = cli(capsys, "import", "fret", str(tmp_path / "none.json"))
+    assert code == 2 and "cannot be read" in err
+    with pytest.raises(UsageError, match="unknown export kind"):
+        api.import_requirements("doors", "x.txt", text="")
+    with pytest.raises(BadExport):
+        import_fret("[1]", source="x.json")
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def test_prints_the_text_and_lists_what_was_not_translated(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = cli(capsys, "import", "fret", str(HERE / "fret_autopilot.json"))
+    assert code == 0
+    assert out == imported("fret", "fret_autopilot.json").text
+    lines = err.splitlines()
+    assert lines[:-1] == [f"not translated: {k}: {r}" for k, r in (
+        (u.source_id, u.reason) for u in imported("fret", "fret_autopilot.json").untranslated)]
+    assert lines[-1] == "14 of 21 requirements translated"
+
+
+def test_strict_writes_and_exits_1(tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "mixer.req"
+    code, stdout, err = cli(capsys, "import", "hanfor", str(HERE / "hanfor_mixer.csv"),
+                            "-o", str(out), "--strict")
+    assert code == 1 and stdout == ""
+    assert out.read_text(encoding="utf-8") == imported("hanfor", "hanfor_mixer.csv").text
+    assert err.endswith(f"wrote {out}: 10 of 18 requirements translated, 2 rows skipped\n")
+    assert oct(out.stat().st_mode & 0o777) != "0o600"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mixer.req"]
+    code, _, _ = cli(capsys, "import", "fret", str(HERE / "fret_conflict.json"), "-o",
+                     str(out), "--strict")
+    assert code == 0
+
+
+def test_json_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "import", "hanfor", str(HERE / "hanfor_columns.csv"), "--json")
+    report = json.loads(out)
+    assert code == 0
+    assert report["format"] == "derivative.import/v1" and report["output"] is None
+    assert report["text"] == imported("hanfor", "hanfor_columns.csv").text
+    assert report["untranslated"][0] == {
+        "id": "ST-4", "reason": "the pattern 'Toggle' is not one the importer knows"}
+    target = tmp_path / "o.req"
+    code, out, _ = cli(capsys, "import", "hanfor", str(HERE / "hanfor_columns.csv"), "--json",
+                       "-o", str(target))
+    report = json.loads(out)
+    assert report["output"] == str(target) and "text" not in report and target.exists()
+
+
+def test_standard_input_and_refusing_to_overwrite_the_export(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = (HERE / "fret_conflict.json").read_bytes()
+    code = main(["import", "fret", "-", "--name", "piped"], stdin=io.BytesIO(data))
+    out, _ = capsys.readouterr()
+    assert code == 0 and out.startswith("spec piped version 1\n")
+    assert "the FRET export <stdin>" in out
+    path = write(tmp_path, "e.json", data.decode())
+    code, _, err = cli(capsys, "import", "fret", path, "-o", path)
+    assert code == 2 and "is the export itself" in err
+    monkeypatch.chdir(tmp_path)
+    code, _, _ = cli(capsys, "import", "fret", "e.json", "-o", "e2.req")
+    assert code == 0 and os.path.exists(tmp_path / "e2.req")
