@@ -49,6 +49,7 @@ from derivative._errors import UsageError
 from derivative._files import MAX_CERTIFICATE_BYTES, read_regular_file
 from derivative._strictjson import JSONRefused
 from derivative._strictjson import loads as strict_json
+from derivative._timed_ast import TimedComponent
 
 if TYPE_CHECKING:
     from derivative._contract_doc import ContractDocument
@@ -80,6 +81,8 @@ if TYPE_CHECKING:
     from derivative.solver import render_json as render_json
     from derivative.solver import render_sarif as render_sarif
     from derivative.solver import render_text as render_text
+    from derivative.timed import TimedOptions as TimedOptions
+    from derivative.timed import TimedResult
 
 CONTRACT_FORMAT = "derivative.contract/v1"
 
@@ -99,6 +102,9 @@ class LoadedContract:
 
     contract: Contract
     types: TypeInfo
+    timed: tuple[TimedComponent, ...] = ()
+    """The ``timed`` blocks (docs/language.md §14), type-checked; ``check_timed`` decides
+    them."""
 
     @cached_property
     def identity(self) -> str:
@@ -152,20 +158,44 @@ def load(paths: Sequence[SpecPath] | SpecPath) -> LoadedContract:
 
     from derivative import grammar
 
-    return _checked(grammar.load(path_list))
+    return _checked(*grammar.load_set(path_list))
 
 
 def parse_text(text: str, file: str = "<string>") -> LoadedContract:
     """Parse and type-check one spec given as text (``use`` needs a real ``file`` path)."""
     from derivative import grammar
 
-    return _checked(grammar.parse_text(text, file))
+    return _checked(*grammar.parse_text_set(text, file))
 
 
-def _checked(contract: Contract) -> LoadedContract:
+def _checked(contract: Contract, timed: tuple[TimedComponent, ...] = ()) -> LoadedContract:
     from derivative import _typecheck
 
-    return LoadedContract(contract=contract, types=_typecheck.check(contract))
+    types = _typecheck.check(contract)
+    if timed:
+        from derivative import timed as timed_layer
+
+        timed_layer.check_components(contract, timed)
+    return LoadedContract(contract=contract, types=types, timed=timed)
+
+
+def check_timed(
+    loaded: LoadedContract, options: TimedOptions | None = None
+) -> tuple[TimedResult, ...]:
+    """Decide each ``timed`` block of the set up to ``options.depth`` steps
+    (``derivative check`` does it after the untimed questions): consistency, then
+    realizability with the outputs chosen after each step's inputs.  Every answer is
+    bounded: ``no_conflict`` means none within the depth, never more."""
+    from derivative import timed as timed_layer
+
+    opts = options or timed_layer.TimedOptions()
+    with audited("check_timed") as call:
+        call.contract = _identity(loaded)
+        results = tuple(
+            timed_layer.check_component(loaded.contract, comp, opts) for comp in loaded.timed
+        )
+        call.outcome = {"status": [r.status for r in results]}
+        return results
 
 
 # --------------------------------------------------------------------------- operations
@@ -670,6 +700,10 @@ _FACES: dict[str, tuple[str, str]] = {
     "render_json": ("derivative.solver", "render_json"),
     "render_sarif": ("derivative.solver", "render_sarif"),
     "render_text": ("derivative.solver", "render_text"),
+    "TimedOptions": ("derivative.timed", "TimedOptions"),
+    "render_timed_text": ("derivative.timed", "render_text"),
+    "timed_result_json": ("derivative.timed", "result_json"),
+    "MAX_DEPTH": ("derivative.timed", "MAX_DEPTH"),
     "RunOptions": ("derivative.forge.run", "RunOptions"),
     "RunDocument": ("derivative.forge.run", "RunDocument"),
     "TestOptions": ("derivative.forge.testing", "TestOptions"),

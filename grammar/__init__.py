@@ -10,7 +10,10 @@ tools and tests.
 from __future__ import annotations
 
 from ._lexer import RESERVED, tokenize
-from ._loader import load, parse_text, register_source
+from ._loader import load, load_set, parse_text, parse_text_set, register_source
 from ._parser import grammar_text
 
-__all__ = ["RESERVED", "grammar_text", "load", "parse_text", "register_source", "tokenize"]
+__all__ = [
+    "RESERVED", "grammar_text", "load", "load_set", "parse_text", "parse_text_set",
+    "register_source", "tokenize",
+]

@@ -38,8 +38,10 @@ from derivative._canon import content_sha, distinct_prefixes
 from derivative._errors import SourcePos, SpecError, UsageError
 from derivative._files import MAX_SPEC_BYTES, FileRefused, read_regular_file
 from derivative._gcpause import collector_paused
+from derivative._timed_ast import TimedComponent
 
 from ._parser import parse_source, pos_in, source_line
+from ._timed import read_blocks, split_blocks
 from ._transform import Clause, ParsedFile, UseLine
 
 
@@ -130,6 +132,7 @@ class _SetBuilder:
         self.texts: dict[str, str] = {}
         self.seen: set[str] = set()
         self.stack: list[tuple[str, str]] = []  # (real path, shown path)
+        self.timed: list[TimedComponent] = []
 
     # -------------------------------------------------------------- reading
 
@@ -183,7 +186,10 @@ class _SetBuilder:
     def add_text(self, text: str, file: str, key: str | None, sha: str | None = None) -> None:
         register_source(file, text)
         self.texts[file] = text
-        parsed = parse_source(text, file)
+        untimed, blocks = split_blocks(text)
+        parsed = parse_source(untimed, file)
+        if blocks:
+            self.timed.extend(read_blocks(text, file, blocks))
         if key is not None:
             self.seen.add(key)
         self.files.append(parsed)
@@ -364,6 +370,14 @@ class _SetBuilder:
 
 
 def load(paths: Sequence[str | os.PathLike[str]]) -> Contract:
+    """Read the files of one requirement set (resolving ``use``) into a Contract
+    (``timed`` blocks are read but left out: ``load_set`` returns them)."""
+    return load_set(paths)[0]
+
+
+def load_set(
+    paths: Sequence[str | os.PathLike[str]],
+) -> tuple[Contract, tuple[TimedComponent, ...]]:
     """Read the files of one requirement set (resolving ``use``) into a Contract.
 
     Raises ``UsageError`` for a missing command-line file and ``SpecError`` for
@@ -377,10 +391,17 @@ def load(paths: Sequence[str | os.PathLike[str]]) -> Contract:
         builder = _SetBuilder()
         for p in paths:
             builder.add_path(os.fspath(p), None)
-        return builder.assemble()
+        return builder.assemble(), tuple(builder.timed)
 
 
 def parse_text(text: str, file: str = "<string>") -> Contract:
+    """Parse one spec given as text (``timed`` blocks left out: see ``parse_text_set``)."""
+    return parse_text_set(text, file)[0]
+
+
+def parse_text_set(
+    text: str, file: str = "<string>"
+) -> tuple[Contract, tuple[TimedComponent, ...]]:
     """Parse one spec given as text.
 
     ``use`` lines are resolved relative to ``file``'s directory when ``file`` is a
@@ -390,7 +411,7 @@ def parse_text(text: str, file: str = "<string>") -> Contract:
         builder = _SetBuilder()
         key = None if _is_pseudo(file) else os.path.realpath(file)
         builder.add_text(text, file, key)
-        return builder.assemble()
+        return builder.assemble(), tuple(builder.timed)
 
 
-__all__ = ["load", "parse_text", "register_source", "source_line"]
+__all__ = ["load", "load_set", "parse_text", "parse_text_set", "register_source", "source_line"]

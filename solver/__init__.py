@@ -15,6 +15,7 @@ from derivative._values import value_json
 from ._boundary import Plan, clear_cache, plan_for, space_for
 from ._certify import certify
 from ._check import check
+from ._game import GameAnswer, play
 from ._limits import scaled_rlimit
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ __all__ = [
     "Core",
     "Correction",
     "Finding",
+    "GameAnswer",
     "Limit",
     "Plan",
     "Trigger",
@@ -51,6 +53,7 @@ __all__ = [
     "check",
     "clear_cache",
     "plan_for",
+    "play",
     "render_json",
     "render_sarif",
     "render_text",

@@ -108,11 +108,34 @@ class UnknownDoc(_Doc):
     )
 
 
+class TimedDoc(_Doc):
+    """One ``timed`` block's answer up to ``depth`` steps (docs/language.md §14)."""
+
+    component: str
+    depth: int
+    status: Literal["no_conflict", "infeasible_proven", "unknown"]
+    kind: Literal["inconsistent", "unrealizable", "unrealizable_causal"] | None = Field(
+        description="inconsistent: no run of depth steps meets the core; unrealizable: no "
+        "outputs answer the input trace shown; unrealizable_causal: outputs would have to "
+        "know later inputs"
+    )
+    explanation: str
+    core: list[str]
+    trace: list[dict[str, JsonValue]] = Field(
+        description="one object per step: signal -> value (the longest run a conflict "
+        "allows, the input trace no outputs answer, or a run that breaks nothing)"
+    )
+
+
 class CheckDocument(_Doc):
-    """What ``derivative check --json`` prints."""
+    """What ``derivative check --json`` prints.
+
+    With ``timed`` blocks, ``status`` covers both parts: ``infeasible_proven`` when either
+    has a proven conflict, ``unknown`` when either is undecided, and otherwise
+    ``no_conflict_up_to_depth``, never ``feasible``: a timed answer is bounded."""
 
     format: Literal["derivative.check/v1"]
-    status: Literal["feasible", "infeasible_proven", "unknown"]
+    status: Literal["feasible", "infeasible_proven", "unknown", "no_conflict_up_to_depth"]
     witness: WitnessDoc | None
     certificate: dict[str, Any] | None = Field(
         description="the derivative.certificate/v1 document of the first core, if built"
@@ -122,3 +145,6 @@ class CheckDocument(_Doc):
     warnings: list[WarningDoc]
     unknowns: list[UnknownDoc]
     reason: str
+    timed: list[TimedDoc] | None = Field(
+        default=None, description="the timed blocks' answers, when the set has any"
+    )

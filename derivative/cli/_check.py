@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TextIO
+from typing import Any, TextIO
 
 from derivative import api
 from derivative._errors import ExitCode, UsageError, exit_code_for
@@ -78,6 +78,22 @@ def arguments(p: argparse.ArgumentParser) -> None:
         f"(default {CheckOptions.timeout:g}); reaching it exits 75, the --rlimit decides",
     )
     p.add_argument(
+        "--depth",
+        type=positive_int,
+        default=20,
+        metavar="K",
+        help="timed blocks: check runs of up to K steps (default 20, at most 200); the "
+        "report says 'no conflict up to depth K', never more",
+    )
+    p.add_argument(
+        "--causal-depth",
+        type=positive_int,
+        default=10,
+        metavar="K",
+        help="timed blocks: play the causal realizability game (outputs chosen after each "
+        "step's inputs) up to min(--depth, K) steps (default 10)",
+    )
+    p.add_argument(
         "--max-cores",
         type=positive_int,
         default=None,
@@ -116,6 +132,10 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             value is not None and not args.all_cores,
             "bounds the enumeration of --all-cores, which is not asked for",
         )
+    from derivative.api import MAX_DEPTH
+
+    if args.depth > MAX_DEPTH:
+        raise UsageError(f"--depth {args.depth} is more than {MAX_DEPTH} steps")
     loaded = load_specs(args)
     defaults = CheckOptions()
     options = CheckOptions(
@@ -146,18 +166,85 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
                     args.certificate, json.dumps(document, indent=2, ensure_ascii=False) + "\n"
                 )
 
+    timed = _timed(loaded, args)
+    timed_cert = _timed_certificate(args, result, timed, fmt)
+    combined = _combined_status(result.status, timed)
     if fmt == "json":
-        stdout.write(json.dumps(render_json(result), indent=2, ensure_ascii=False) + "\n")
+        document = render_json(result)
+        if timed:
+            from derivative.api import timed_result_json
+
+            document["timed"] = [timed_result_json(r) for r in timed]
+            document["status"] = combined
+            if timed_cert is not None and document["certificate"] is None:
+                document["certificate"] = timed_cert
+        stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     elif fmt == "sarif":
         sarif = render_sarif(result, strict=bool(args.strict))
         stdout.write(json.dumps(sarif, indent=2, ensure_ascii=False) + "\n")
     else:
-        stdout.write(render_text(result))
-        if args.certificate and result.status != "infeasible_proven":
-            stdout.write(f"no certificate written: the status is {result.status}\n")
+        if not (timed and _untimed_is_empty(loaded)):
+            stdout.write(render_text(result))
+        if timed:
+            from derivative.api import render_timed_text
+
+            stdout.write(render_timed_text(timed))
+            shown = "no conflict up to depth " + str(args.depth) if (
+                combined == "no_conflict_up_to_depth") else combined
+            stdout.write(f"status: {shown}\n")
+        certified = result.status == "infeasible_proven" or timed_cert is not None
+        if args.certificate and not certified:
+            stdout.write(f"no certificate written: the status is {combined}\n")
         elif args.certificate:
             stdout.write(f"certificate written to {args.certificate}\n")
 
-    if result.status == "feasible" and args.strict and result.strict_findings:
+    if combined == "feasible" and args.strict and result.strict_findings:
         return ExitCode.NO
-    return exit_code_for(result.status)
+    return exit_code_for("feasible" if combined == "no_conflict_up_to_depth" else combined)
+
+
+def _combined_status(untimed: str, timed: tuple[Any, ...]) -> str:
+    """One status for the whole set: a proven conflict anywhere wins, then an undecided
+    question; a set with timed blocks is never more than ``no_conflict_up_to_depth``."""
+    statuses = [untimed, *(r.status for r in timed)]
+    for status in ("infeasible_proven", "unknown"):
+        if status in statuses:
+            return status
+    return "no_conflict_up_to_depth" if timed else untimed
+
+
+def _untimed_is_empty(loaded: api.LoadedContract) -> bool:
+    """Nothing but timed blocks, enums and consts: the untimed report would say nothing."""
+    return not loaded.obligations and all(
+        d.kind in ("enum", "const") for d in loaded.declarations
+    )
+
+
+def _timed(loaded: api.LoadedContract, args: argparse.Namespace) -> tuple[Any, ...]:
+    """The timed blocks' answers (none without blocks)."""
+    if not loaded.timed:
+        return ()
+    from derivative.api import TimedOptions
+
+    options = TimedOptions(depth=args.depth, causal_depth=args.causal_depth,
+                           rlimit=args.rlimit, timeout=args.timeout)
+    return api.check_timed(loaded, options)
+
+
+def _timed_certificate(args: argparse.Namespace, result: Any, timed: tuple[Any, ...],
+                       fmt: str) -> dict[str, Any] | None:
+    """The certificate of the first timed conflict that has one (the unrolled requirement
+    set's, re-checked by both solvers like any other), when the untimed part has none;
+    written to ``--certificate`` if asked for."""
+    if result.status == "infeasible_proven" or not (args.certificate or fmt == "json"):
+        return None
+    for r in timed:
+        if r.status == "infeasible_proven" and r.untimed is not None:
+            unrolled = api.LoadedContract(contract=r.unrolled.contract, types=r.unrolled.types)
+            document: dict[str, Any] = api.certify(unrolled, r.untimed).certificate.to_json()
+            if args.certificate:
+                write_atomically(
+                    args.certificate, json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+                )
+            return document
+    return None
