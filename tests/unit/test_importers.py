@@ -79,6 +79,39 @@ def test_golden(kind: str, name: str, golden: Golden) -> None:
                  json.dumps(result.to_json(), indent=2, ensure_ascii=False) + "\n")
 
 
+# --------------------------------------------------------------------------- the timed layer
+
+
+@pytest.mark.parametrize(("kind", "name"), FIXTURES)
+def test_every_imported_file_parses_and_type_checks(kind: str, name: str) -> None:
+    result = imported(kind, name)
+    loaded = api.parse_text(result.text, f"{name}.req")
+    written = [(r.id, r.tags[kind], r.text) for c in loaded.timed for r in c.requirements]
+    assert [w[0] for w in written] == [t.id for t in result.translated]
+    for (rid, tag, text), t in zip(written, result.translated, strict=True):
+        assert t.source_id in (tag, f"{tag}_f1", f"{tag}_f2"), rid
+        assert text  # every fixture requirement has its text kept
+    blocks = {c.name for c in loaded.timed}
+    assert blocks == {line.split()[1] for line in result.text.splitlines()
+                      if line.startswith("timed ")}
+
+
+def test_a_planted_conflict_is_reported_by_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # C-1 says pullup always, C-2 not pullup at the next step: no run of two steps has both
+    out = tmp_path / "conflict.req"
+    code, _, _ = cli(capsys, "import", "fret", str(HERE / "fret_conflict.json"), "-o",
+                     str(out))
+    assert code == 0
+    code, stdout, _ = cli(capsys, "check", str(out), "--depth", "4")
+    assert code == 3, stdout
+    assert "minimal conflict: C_1, C_2" in stdout
+    loaded = api.load(str(out))
+    [result] = api.check_timed(loaded)
+    assert (result.status, set(result.core)) == ("infeasible_proven", {"C_1", "C_2"})
+
+
 # --------------------------------------------------------------------------- FRET
 
 FRET_REFUSED = {
