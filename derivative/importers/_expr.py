@@ -90,6 +90,14 @@ Node: TypeAlias = "Name | Num | Bool | Un | Bin | Call"
 
 # ------------------------------------------------------------------------------ reading
 
+MAX_NESTING: Final = 40
+"""The deepest nesting of brackets, negations and implications read (each level costs the
+reader a dozen stack frames)."""
+
+MAX_DEPTH: Final = 90
+"""The deepest tree read: every later step (writing, typing) recurses over the tree, and
+the language reads at most 100 levels (docs/language.md §7.2)."""
+
 _TOKEN: Final = re.compile(
     r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)"
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
@@ -108,6 +116,12 @@ _MUL = {"*": "*", "/": "/", "%": "%", "mod": "%"}
 _WORDS = {"and", "or", "not", "xor", "mod", "true", "false"}
 
 
+def _shown(text: str) -> str:
+    """A condition quoted in a reason: on one line, at most 80 characters."""
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= 80 else flat[:77] + "...")
+
+
 def _tokens(text: str) -> list[str]:
     out: list[str] = []
     pos = 0
@@ -116,7 +130,7 @@ def _tokens(text: str) -> list[str]:
         m = _TOKEN.match(stripped, pos)
         if m is None or m.end() == pos:
             bad = stripped[pos:].lstrip()[:1]
-            raise Untranslatable(f"cannot read the condition {text.strip()!r} (at {bad!r})")
+            raise Untranslatable(f"cannot read the condition {_shown(text)} (at {bad!r})")
         token = m.group("num") or m.group("name") or m.group("op")
         assert token is not None
         out.append(token.lower() if token.lower() in _WORDS else token)
@@ -132,6 +146,19 @@ class _Reader:
         self.text = text
         self.toks = _tokens(text)
         self.i = 0
+        self.depth = 0
+
+    def nested(self, read: Callable[[], Node]) -> Node:
+        """``read()`` one level deeper: brackets, ``!``, ``-``, the right of ``=>`` and a
+        call's arguments nest, and past ``MAX_NESTING`` levels the reader stops (before
+        Python's recursion limit could)."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise self.fail(f"nested deeper than {MAX_NESTING} levels")
+        try:
+            return read()
+        finally:
+            self.depth -= 1
 
     def peek(self) -> str | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -144,7 +171,7 @@ class _Reader:
         return tok
 
     def fail(self, why: str) -> Untranslatable:
-        return Untranslatable(f"cannot read the condition {self.text.strip()!r}: {why}")
+        return Untranslatable(f"cannot read the condition {_shown(self.text)}: {why}")
 
     def expect(self, tok: str) -> None:
         got = self.take()
@@ -165,7 +192,7 @@ class _Reader:
         left = self.disj()
         if self.peek() in _IMPLY:
             self.take()
-            return Bin("implies", left, self.imply())
+            return Bin("implies", left, self.nested(self.imply))
         return left
 
     def disj(self) -> Node:
@@ -180,7 +207,7 @@ class _Reader:
     def neg(self) -> Node:
         if self.peek() in _NOT:
             self.take()
-            return Un("not", self.neg())
+            return Un("not", self.nested(self.neg))
         return self.compare()
 
     def compare(self) -> Node:
@@ -201,20 +228,20 @@ class _Reader:
     def minus(self) -> Node:
         if self.peek() == "-":
             self.take()
-            return Un("neg", self.minus())
+            return Un("neg", self.nested(self.minus))
         return self.power()
 
     def power(self) -> Node:
         base = self.atom()
         if self.peek() == "^":
             self.take()
-            return Bin("**", base, self.minus())
+            return Bin("**", base, self.nested(self.minus))
         return base
 
     def atom(self) -> Node:
         tok = self.take()
         if tok == "(":
-            inner = self.equiv()
+            inner = self.nested(self.equiv)
             self.expect(")")
             return inner
         if tok in ("true", "false"):
@@ -229,10 +256,10 @@ class _Reader:
         self.expect("(")
         args: list[Node] = []
         if self.peek() != ")":
-            args.append(self.equiv())
+            args.append(self.nested(self.equiv))
             while self.peek() == ",":
                 self.take()
-                args.append(self.equiv())
+                args.append(self.nested(self.equiv))
         self.expect(")")
         return Call(function, tuple(args))
 
@@ -264,7 +291,21 @@ def parse(text: str) -> Node:
     node = reader.equiv()
     if reader.peek() is not None:
         raise reader.fail(f"unexpected {reader.peek()!r}")
+    if _depth(node) > MAX_DEPTH:
+        raise reader.fail(f"more than {MAX_DEPTH} levels of operators (a run of & or | "
+                          "counts one level per operator here)")
     return node
+
+
+def _depth(node: Node) -> int:
+    """The depth of a tree, without recursion (the tree may be a chain of any length)."""
+    deepest = 0
+    stack: list[tuple[Node, int]] = [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        deepest = max(deepest, d)
+        stack.extend((c, d + 1) for c in _children(n))
+    return deepest
 
 
 # ------------------------------------------------------------------------------ writing

@@ -147,6 +147,8 @@ def _body(pattern: _Pattern, slots: Mapping[str, str]
         raise Untranslatable(pattern.refused)
     what = f"the pattern {pattern.name}"
     r = _slot(slots, "R", what)
+    if "T" in pattern.slots and not slots.get("T", "").strip():
+        raise Untranslatable(f"{what} needs T, which is empty")
     t = _steps(slots.get("T", "")) if "T" in pattern.slots else None
     s = _slot(slots, "S", what) if "S" in pattern.slots else r
     bodies: dict[str, tuple[tuple[str, Node] | None, str, Node]] = {

@@ -320,6 +320,10 @@ def test_conditions_are_rewritten(fret: str, expected: str) -> None:
     ("persisted(-1, a)", "the step count of persisted is negative"),
     ("preBool(x, a)", "preBool with these arguments has no counterpart"),
     ("", "an empty condition"),
+    ("(" * 41 + "a" + ")" * 41, "nested deeper than 40 levels"),
+    ("!" * 41 + "a", "nested deeper than 40 levels"),
+    (" & ".join(["a"] * 100), "more than 90 levels of operators"),
+    (" => ".join(["a"] * 45), "nested deeper than 40 levels"),
 ])
 def test_conditions_that_are_refused(text: str, reason: str) -> None:
     with pytest.raises(Untranslatable) as caught:
