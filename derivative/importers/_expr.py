@@ -22,6 +22,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Final, TypeAlias
 
 __all__ = [
+    "BECOMES",
     "Bin",
     "Bool",
     "Call",
@@ -310,6 +311,11 @@ def _depth(node: Node) -> int:
 
 # ------------------------------------------------------------------------------ writing
 
+BECOMES: Final = "@becomes"
+"""The function name of ``E becomes true`` in a tree (no export can spell it)."""
+
+_PAST_FORMS: Final = ("preBool", "persisted", "occurred", BECOMES)
+
 _LEVEL: Final[dict[str, int]] = {
     "iff": 2, "implies": 3, "or": 5, "and": 6, "not": 7,
     "==": 8, "!=": 8, "<": 8, "<=": 8, ">": 8, ">=": 8, "xor": 8,
@@ -377,6 +383,8 @@ class _Writer:
     def call(self, node: Call) -> str:
         fn = node.function
         args = node.args
+        if fn == BECOMES:  # made by the Hanfor patterns, never read from an export
+            return f"({self.write(args[0], ATOM)} becomes true)"
         if fn == "preBool" and len(args) == 2 and isinstance(args[0], Bool):
             inner = self.write(args[1], ATOM)
             if args[0].value:  # true at step 0, then the previous value
@@ -433,8 +441,7 @@ _ARITH = {"+", "-", "*", "/", "%", "**"}
 def shape(node: Node) -> str | None:
     """``bool``, ``real`` or ``int`` when the form of ``node`` says it, else ``None`` (a bare
     name, or the call of an unknown function)."""
-    if isinstance(node, Bool) or (isinstance(node, Call) and node.function in (
-            "preBool", "persisted", "occurred")):
+    if isinstance(node, Bool) or (isinstance(node, Call) and node.function in _PAST_FORMS):
         return "bool"
     if isinstance(node, Un):
         return "bool" if node.op == "not" else shape(node.operand) or "int"
@@ -502,8 +509,8 @@ def _equality(node: Bin, out: list[tuple[str, str]]) -> None:
 
 
 def _call_uses(node: Call, out: list[tuple[str, str]]) -> None:
-    if node.function in ("preBool", "persisted", "occurred") and len(node.args) == 2:
-        _uses(node.args[1], "bool", out)
+    if node.function in _PAST_FORMS and node.args:
+        _uses(node.args[-1], "bool", out)
     else:
         for arg in node.args:
             _uses(arg, shape(arg) or "int", out)

@@ -8,9 +8,9 @@ any case: ``ID`` (required), ``Description``, ``Type``, ``Component``, ``Rationa
 the formalisation either as Hanfor's sentence (``Formalization``: one sentence a line, such
 as ``Globally, it is always the case that if "R" holds, then "S" holds after at most "5"
 time units``) or in columns (``Scope``, ``Pattern``, ``P``, ``Q``, ``R``, ``S``, ``T``,
-``U``).  Each pattern with a timed counterpart maps to one timed body; the rest
-(``Existence`` is liveness, ``Precedence`` an unbounded past, ``Between`` a scope closed by a
-second condition) are listed with the reason.
+``U``, ``V``).  Each pattern with a timed counterpart maps to one timed body
+(``_patterns``); the rest (``Existence`` is liveness, ``Precedence`` an unbounded past,
+``Between`` a scope closed by a second condition) are listed with the reason.
 """
 
 from __future__ import annotations
@@ -24,63 +24,14 @@ from typing import Final
 from derivative._errors import SourcePos
 
 from ._assemble import assemble
-from ._expr import Call, Node, Num, Un, Untranslatable, parse
+from ._expr import Untranslatable, parse
 from ._input import BadExport, read_csv
 from ._model import Draft, ImportOptions, ImportResult, NotTranslated, ScopeRef
+from ._patterns import PATTERNS, Pattern, by_name
 
-__all__ = ["PATTERNS", "import_hanfor"]
+__all__ = ["import_hanfor"]
 
 _SLOT = r'"(?P<{}>[^"]*)"'
-
-
-@dataclass(frozen=True)
-class _Pattern:
-    name: str
-    sentence: str
-    """Hanfor's sentence, slots written ``{R}``."""
-    refused: str | None = None
-    """Why it has no timed counterpart, or None."""
-
-    @property
-    def slots(self) -> tuple[str, ...]:
-        return tuple(re.findall(r"\{(\w)\}", self.sentence))
-
-    def regex(self) -> re.Pattern[str]:
-        parts = re.split(r"(\{\w\})", self.sentence)
-        text = "".join(_SLOT.format(p[1]) if re.fullmatch(r"\{\w\}", p)
-                       else re.escape(p).replace(r"\ ", r"\s+") for p in parts)
-        return re.compile(text + r"\s*\.?\s*", re.IGNORECASE)
-
-
-PATTERNS: Final = (
-    _Pattern("Universality", "it is always the case that {R} holds"),
-    _Pattern("Absence", "it is never the case that {R} holds"),
-    _Pattern("Invariance", "it is always the case that if {R} holds, then {S} holds as well"),
-    _Pattern("BoundedResponse", "it is always the case that if {R} holds, then {S} holds "
-             "after at most {T} time units"),
-    _Pattern("EdgeResponseDelay", "it is always the case that once {R} becomes satisfied, "
-             "{S} holds after at most {T} time units"),
-    _Pattern("BoundedInvariance", "it is always the case that if {R} holds, then {S} holds "
-             "for at least {T} time units"),
-    _Pattern("MinDuration", "it is always the case that once {R} becomes satisfied, it "
-             "holds for at least {T} time units"),
-    _Pattern("MaxDuration", "it is always the case that once {R} becomes satisfied, it "
-             "holds for less than {T} time units"),
-    _Pattern("BoundedEntry", "it is always the case that after {R} holds for at least {T} "
-             "time units, then {S} holds"),
-    _Pattern("Existence", "{R} eventually holds", refused="Existence: a liveness property, "
-             "which the timed layer does not have"),
-    _Pattern("Precedence", "it is always the case that if {R} holds, then {S} previously "
-             "held", refused="Precedence: S at some earlier step, an unbounded past (the "
-             "timed layer looks back a bounded number of steps only)"),
-    _Pattern("BoundedExistence", "transitions to states in which {R} holds occur at most "
-             "twice", refused="BoundedExistence: counting occurrences has no counterpart"),
-)
-"""The patterns read, with Hanfor's sentences (docs/importers.md has their timed forms)."""
-
-_BY_NAME = {p.name.lower(): p for p in PATTERNS}
-_BY_NAME.update({"invariant": _BY_NAME["invariance"], "responsedelay": _BY_NAME[
-    "boundedresponse"], "universal": _BY_NAME["universality"]})
 
 _SCOPES: Final = (
     ("Globally", re.compile(r"globally\s*,\s*", re.I)),
@@ -97,7 +48,7 @@ def _key(text: str) -> str:
     return re.sub(r"[\s_]", "", text).lower()
 
 
-def _sentence(text: str) -> tuple[str, _Pattern, dict[str, str]]:
+def _sentence(text: str) -> tuple[str, Pattern, dict[str, str]]:
     """(scope, pattern, slots) of one of Hanfor's formalised sentences."""
     for scope, rx in _SCOPES:
         m = rx.match(text.strip())
@@ -115,55 +66,19 @@ def _sentence(text: str) -> tuple[str, _Pattern, dict[str, str]]:
                          "(Globally, Before, After, Between, After ... until)")
 
 
-def _steps(text: str) -> int:
-    if not re.fullmatch(r"\s*\d+\s*", text):
-        raise Untranslatable(f"the duration {text.strip()!r} is not a whole number of steps")
-    return int(text)
-
-
 def _scope(scope: str, slots: Mapping[str, str]) -> ScopeRef | None:
     key = _key(scope)
     if key in ("globally", "global", ""):
         return None
     if key in ("before", "after"):
-        return ScopeRef(kind=key, condition=_slot(slots, "P", "the scope"))
+        text = slots.get("P", "").strip()
+        if not text:
+            raise Untranslatable(f"the scope {scope} needs P, which is empty")
+        return ScopeRef(kind=key, condition=parse(text))
     if key in ("between", "afteruntil"):
         raise Untranslatable(f"the scope {scope} has no timed counterpart (an interval "
                              "closed by a second condition)")
     raise Untranslatable(f"the scope {scope!r} is not one the importer knows")
-
-
-def _slot(slots: Mapping[str, str], name: str, what: str) -> Node:
-    text = slots.get(name, "")
-    if not text.strip():
-        raise Untranslatable(f"{what} needs {name}, which is empty")
-    return parse(text)
-
-
-def _body(pattern: _Pattern, slots: Mapping[str, str]
-          ) -> tuple[tuple[str, Node] | None, str, Node, int | None]:
-    """(trigger, timing, response, steps) of a pattern."""
-    if pattern.refused is not None:
-        raise Untranslatable(pattern.refused)
-    what = f"the pattern {pattern.name}"
-    r = _slot(slots, "R", what)
-    if "T" in pattern.slots and not slots.get("T", "").strip():
-        raise Untranslatable(f"{what} needs T, which is empty")
-    t = _steps(slots.get("T", "")) if "T" in pattern.slots else None
-    s = _slot(slots, "S", what) if "S" in pattern.slots else r
-    bodies: dict[str, tuple[tuple[str, Node] | None, str, Node]] = {
-        "Universality": (None, "always", r),
-        "Absence": (None, "never", r),
-        "Invariance": (("when", r), "immediately", s),
-        "BoundedResponse": (("when", r), "within", s),
-        "EdgeResponseDelay": (("upon", r), "within", s),
-        "BoundedInvariance": (("when", r), "for", s),
-        "MinDuration": (("upon", r), "for", r),
-        "MaxDuration": (("upon", r), "within", Un("not", r)),
-        "BoundedEntry": (("when", Call("persisted", (Num(str(t)), r))), "immediately", s),
-    }
-    trigger, timing, response = bodies[pattern.name]
-    return trigger, timing, response, t
 
 
 @dataclass(frozen=True)
@@ -175,13 +90,13 @@ class _Row:
         return self.cells.get(key, "").strip()
 
 
-def _formalisations(row: _Row) -> list[tuple[str, _Pattern, dict[str, str]]]:
+def _formalisations(row: _Row) -> list[tuple[str, Pattern, dict[str, str]]]:
     name = row.get("pattern")
     if name:
-        pattern = _BY_NAME.get(_key(name))
+        pattern = by_name(name)
         if pattern is None:
             raise Untranslatable(f"the pattern {name!r} is not one the importer knows")
-        slots = {k: row.get(k.lower()) for k in "PQRSTU"}
+        slots = {k: row.get(k.lower()) for k in "PQRSTUV"}
         return [(row.get("scope"), pattern, slots)]
     sentences = [s for s in row.get("formalization").splitlines() if s.strip()]
     if not sentences:
@@ -201,7 +116,7 @@ def _drafts(row: _Row, rid: str, component: str) -> list[Draft | NotTranslated]:
         if row.get("rationale"):
             tags.append(("rationale", row.get("rationale")))
         try:
-            trigger, timing, response, steps = _body(pattern, slots)
+            trigger, timing, response, steps = pattern.body(slots, scope)
             draft: Draft | NotTranslated = Draft(
                 source_id=sid, component=component, text=" ".join(row.get(
                     "description").split()), tags=tuple(tags), scope=_scope(scope, slots),

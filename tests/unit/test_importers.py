@@ -28,7 +28,9 @@ from derivative.cli import main
 from derivative.grammar import RESERVED
 from derivative.importers import BadExport, ImportOptions, import_fret, import_hanfor
 from derivative.importers._expr import Untranslatable, parse, render
+from derivative.importers._hanfor import _sentence
 from derivative.importers._model import AVOID, Names, identifier
+from derivative.importers._patterns import PATTERNS
 from derivative.importers._writer import quote
 
 if TYPE_CHECKING:
@@ -221,14 +223,19 @@ def test_fret_names_option_and_project() -> None:
 # --------------------------------------------------------------------------- Hanfor
 
 HANFOR_REFUSED = {
-    "MX-009": "Existence: a liveness property",
+    "MX-009": "Existence: R eventually: a liveness property",
     "MX-010": "Precedence: S at some earlier step, an unbounded past",
-    "MX-011": "BoundedExistence: counting occurrences has no counterpart",
+    "MX-011": "ExistenceBoundU: counting occurrences has no counterpart",
     "MX-012": "the scope Between has no timed counterpart",
     "MX-013": "the scope AfterUntil has no timed counterpart",
     "MX-014": "the duration '2.5' is not a whole number of steps",
     "MX-015": "is not one the importer knows",
     "MX-017": "no formalisation",
+    "MX-026": "UniversalityDelay in the scope Before: its delay counts from the start of the "
+              "scope",
+    "MX-027": "Response: S eventually: a liveness property",
+    "MX-028": "ResponseDelayBoundL2: two obligations in one sentence",
+    "MX-029": "Toggle1: toggling has no counterpart",
 }
 
 HANFOR_BODIES = {
@@ -236,12 +243,21 @@ HANFOR_BODIES = {
     "MX_002": "never valve_in and valve_out",
     "MX_003": "when emergency, immediately not mixer_on",
     "MX_004": "when start and not emergency, within 5 steps valve_in",
-    "MX_005": "after scope mode, upon level >= 80, within 2 steps mixer_on",
+    "MX_005": "after scope mode, when ((level >= 80) becomes true), within 2 steps mixer_on",
     "MX_006": "before scope_2 mode, when mixer_on, for 10 steps stirring",
-    "MX_007_f1": "upon mixer_on, for 20 steps mixer_on",
-    "MX_007_f2": "upon valve_out, within 30 steps not valve_out",
+    "MX_007_f1": "when (mixer_on becomes true), for 20 steps mixer_on",
+    "MX_007_f2": "when valve_out, within 30 steps not valve_out",
     "MX_008": "when ((temp > 60.5) has held for 3 steps), immediately not heater_on",
     "MX_018": "always (emergency implies not valve_in or level != 100)",
+    "MX_019": "immediately not valve_out",
+    "MX_020": "after scope_2 mode, when alarm, always alarm",
+    "MX_021": "when not sensor_heartbeat, within 50 steps sensor_heartbeat",
+    "MX_022": "when ((level >= 95) has held for 2 steps), at the next step not valve_in",
+    "MX_023": "when (previously (stirring has held for 30 steps)), for 5 steps valve_out",
+    "MX_024": "when (mixer_on has held for 10 steps) and temp < 20.0, within 3 steps heater_on",
+    "MX_025": "when (true has held for 100 steps), immediately ready",
+    "MX_030": "when (start becomes true), for 3 steps valve_in",
+    "MX_031": "when ((temp > 80.0) has held for 5 steps), within 2 steps alarm",
 }
 
 
@@ -258,25 +274,42 @@ def test_hanfor_sentences() -> None:
     for line in ("mode scope: level >= 80", "mode scope_2: emergency", "input temp: real",
                  "output level: int"):
         assert f"    {line}\n" in result.text
-    assert ('requirement MX_004 [hanfor: "MX-004", pattern: "BoundedResponse"] "After '
+    assert ('requirement MX_004 [hanfor: "MX-004", pattern: "ResponseDelay"] "After '
             '\\"start\\" the inlet valve opens within 5 ticks."') in result.text
 
 
 def test_hanfor_columns_and_components() -> None:
     result = imported("hanfor", "hanfor_columns.csv")
     assert [(u.source_id, u.reason) for u in result.untranslated] == [
-        ("ST-4", "the pattern 'Toggle' is not one the importer knows"),
-        ("ST-5", "the pattern BoundedResponse needs S, which is empty"),
+        ("ST-4", "the pattern 'Blink' is not one the importer knows"),
+        ("ST-5", "the pattern ResponseDelay needs S, which is empty"),
+        ("ST-8", "the scope Between has no timed counterpart (an interval closed by a second "
+         "condition)"),
     ]
     assert bodies(result) == {
         "ST_1": "never pump_on and level < 5",
         "ST_2": "when request, within 4 steps pump_on",
+        "ST_6": "when (pump_on becomes true), for 8 steps pump_on",  # an old pattern name
+        "ST_7": "when (request has held for 3 steps) and level < 50, immediately pump_on",
         "ST_3": "after scope mode, when level > 0, immediately shown",
     }
+    assert 'requirement ST_6 [hanfor: "ST-6", pattern: "DurationBoundL"]' in result.text
     assert "\ntimed Pump\n" in result.text and "\ntimed Display\n" in result.text
     one = import_hanfor((HERE / "hanfor_columns.csv").read_text(encoding="utf-8"),
                         source="c.csv", options=ImportOptions(component="panel"))
     assert one.text.count("\ntimed ") == 1 and "\ntimed panel\n" in one.text
+
+
+def test_every_hanfor_sentence_is_read_back_to_its_pattern() -> None:
+    # each pattern's own sentence, its slots filled, reads as that pattern (the regular
+    # expressions do not shadow one another)
+    for pattern in PATTERNS:
+        values = {s: f"v{s}" for s in "RSTUV"}
+        sentence = "Globally, " + pattern.sentence.format(
+            **{k: f'"{v}"' for k, v in values.items()})
+        scope, found, slots = _sentence(sentence)
+        assert (scope, found.name) == ("Globally", pattern.name)
+        assert all(slots[s] == values[s] for s in set(slots) & set(values))
 
 
 # --------------------------------------------------------------------------- pieces
@@ -449,7 +482,7 @@ def test_strict_writes_and_exits_1(tmp_path: Path,
                             "-o", str(out), "--strict")
     assert code == 1 and stdout == ""
     assert out.read_text(encoding="utf-8") == imported("hanfor", "hanfor_mixer.csv").text
-    assert err.endswith(f"wrote {out}: 10 of 18 requirements translated, 2 rows skipped\n")
+    assert err.endswith(f"wrote {out}: 19 of 31 requirements translated, 2 rows skipped\n")
     assert oct(out.stat().st_mode & 0o777) != "0o600"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mixer.req"]
     code, _, _ = cli(capsys, "import", "fret", str(HERE / "fret_conflict.json"), "-o",
@@ -464,7 +497,7 @@ def test_json_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert report["format"] == "derivative.import/v1" and report["output"] is None
     assert report["text"] == imported("hanfor", "hanfor_columns.csv").text
     assert report["untranslated"][0] == {
-        "id": "ST-4", "reason": "the pattern 'Toggle' is not one the importer knows"}
+        "id": "ST-4", "reason": "the pattern 'Blink' is not one the importer knows"}
     target = tmp_path / "o.req"
     code, out, _ = cli(capsys, "import", "hanfor", str(HERE / "hanfor_columns.csv"), "--json",
                        "-o", str(target))
