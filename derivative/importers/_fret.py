@@ -6,8 +6,9 @@ English: a scope (``scope.type`` and ``scope_mode``), a condition (``regular_con
 with its ``qualifier_word``), a timing (with ``duration`` or ``stop_condition``) and a
 response (``post_condition``).  Each field maps to one part of a timed body
 (docs/importers.md has the table); what has no counterpart (``eventually``, FRET's default
-timing, is liveness; scopes such as ``onlyAfter``; unknown functions) is listed with the
-reason.
+timing, is liveness; FRET's ``after`` scope and ``onlyAfter``; unknown functions) is listed
+with the reason.  The timing ``after N`` becomes ``after N+1 steps``: FRET's response is
+false at the trigger and the N points after it, the timed one at N points in all.
 
 A file that is not such an export (not JSON, a requirement without ``reqid``, a field of
 the wrong type) is bad input: ``BadExport``, exit 2.
@@ -27,8 +28,7 @@ from ._model import Declared, Draft, ImportOptions, ImportResult, NotTranslated,
 
 __all__ = ["import_fret"]
 
-_SCOPES = {"in": "in", "notin": "not in", "onlyIn": "only in", "before": "before",
-           "after": "after"}
+_SCOPES = {"in": "in", "notin": "not in", "onlyIn": "only in", "before": "before"}
 _PLAIN_TIMINGS = {"immediately", "next", "always", "never"}
 _DURATION_TIMINGS = {"within", "for", "after"}
 _STOP_TIMINGS = {"until", "before"}
@@ -59,8 +59,12 @@ def _field(obj: Mapping[str, Any], key: str, where: str, *, required: bool = Fal
 def _scope(sem: Mapping[str, Any], where: str) -> ScopeRef | None:
     scope = _field(sem, "scope", where, kind=dict) or {"type": "null"}
     kind = _field(scope, "type", f"{where}: scope", required=True)
-    if kind == "null":
+    if kind in ("null", "globally"):
         return None
+    if kind == "after":
+        raise Untranslatable("FRET's after scope starts when the first M interval ends; the "
+                             "timed 'after M mode' starts the step after M first holds (they "
+                             "differ whenever M holds longer than one step)")
     if kind not in _SCOPES:
         raise Untranslatable(f"the scope {kind!r} has no timed counterpart")
     if scope.get("exclusive") or scope.get("required"):
@@ -107,6 +111,8 @@ def _timing(sem: Mapping[str, Any], where: str) -> tuple[str, int | None, Node |
     timing = _field(sem, "timing", where, required=True)
     if timing in _PLAIN_TIMINGS:
         return timing, None, None
+    if timing == "after":  # FRET: false at t..t+N, true at t+N+1
+        return timing, _duration(sem, where) + 1, None
     if timing in _DURATION_TIMINGS:
         return timing, _duration(sem, where), None
     if timing in _STOP_TIMINGS:
@@ -117,7 +123,24 @@ def _timing(sem: Mapping[str, Any], where: str) -> tuple[str, int | None, Node |
     if timing == "null":
         raise Untranslatable("no timing: FRET reads it as eventually, a liveness property, "
                              "which the timed layer does not have")
+    if timing == "finally":
+        raise Untranslatable("finally: at the last step of the interval, which a run cut "
+                             "at any length does not have")
     raise Untranslatable(f"the timing {timing!r} has no timed counterpart")
+
+
+def _only_in(sem: Mapping[str, Any], where: str) -> tuple[str, int | None, Node | None]:
+    """The timing of an ``only in`` scope: FRET reads ``only in M, shall [eventually] R``
+    as ``always (R implies M)``, the timed layer's ``only in M mode, always R``; its other
+    timings say something else outside M (``always`` there: R fails at some point of each
+    interval outside M)."""
+    timing = _field(sem, "timing", where, required=True)
+    if (_field(sem, "condition", where) or "null") != "null":
+        raise Untranslatable("an 'only in' scope with a condition has no timed counterpart")
+    if timing not in ("eventually", "null"):
+        raise Untranslatable(f"an 'only in' scope with the timing {timing!r} has no timed "
+                             "counterpart (only 'eventually' or none: R only in M)")
+    return "always", None, None
 
 
 def _tags(req: Mapping[str, Any], reqid: str, where: str) -> tuple[tuple[str, str], ...]:
@@ -140,14 +163,11 @@ def _draft(req: Mapping[str, Any], reqid: str, where: str) -> Draft | NotTransla
     try:
         scope = _scope(sem, where)
         trigger = _trigger(sem, where)
-        timing, steps, stop = _timing(sem, where)
+        only_in = scope is not None and scope.kind == "only in"
+        timing, steps, stop = (_only_in if only_in else _timing)(sem, where)
         if (_field(sem, "response", where) or "satisfaction") != "satisfaction":
             raise Untranslatable(f"the response {sem['response']!r} has no timed counterpart")
         response = parse(_field(sem, "post_condition", where, required=True))
-        if scope is not None and scope.kind == "only in" and (
-                trigger is not None or timing != "always"):
-            raise Untranslatable("an 'only in' scope takes no condition and no timing but "
-                                 "always")
     except Untranslatable as why:
         return NotTranslated(reqid, why.reason)
     return Draft(source_id=reqid, component=component, text=" ".join(text.split()),
