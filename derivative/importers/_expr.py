@@ -421,6 +421,18 @@ def _children(node: Node) -> Iterator[Node]:
         yield from node.args
 
 
+def calls_in(node: Node) -> set[str]:
+    """The functions a condition calls (the past forms included)."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Call):
+            out.add(n.function)
+        stack.extend(_children(n))
+    return out
+
+
 def names_in(node: Node) -> list[str]:
     """The names a condition reads, in order of first appearance."""
     out: list[str] = []

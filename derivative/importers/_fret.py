@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._assemble import assemble
-from ._expr import Node, Un, Untranslatable, parse
+from ._expr import Node, Un, Untranslatable, calls_in, parse
 from ._input import BadExport, read_json
 from ._model import Declared, Draft, ImportOptions, ImportResult, NotTranslated, ScopeRef
 
@@ -143,6 +143,20 @@ def _only_in(sem: Mapping[str, Any], where: str) -> tuple[str, int | None, Node 
     return "always", None, None
 
 
+def _scoped_past(scope: ScopeRef | None, nodes: tuple[Node | None, ...]) -> None:
+    """FRET's ``persisted`` and ``occurred`` look back only over the current scope interval
+    (its formulas stop at the interval's left end); the timed past forms look back over
+    the run.  The two agree in the whole run and in a ``before`` scope, which both start at
+    step 0, and nowhere else."""
+    if scope is None or scope.kind == "before":
+        return
+    used = set().union(*(calls_in(n) for n in nodes if n is not None))
+    for fn in sorted(used & {"persisted", "occurred"}):
+        raise Untranslatable(f"{fn} inside an '{scope.kind}' scope: FRET counts only the "
+                             "steps of the current scope interval, the timed layer counts "
+                             "from the start of the run")
+
+
 def _tags(req: Mapping[str, Any], reqid: str, where: str) -> tuple[tuple[str, str], ...]:
     tags = [("fret", reqid)]
     for key, tag in (("parent_reqid", "parent"), ("rationale", "rationale")):
@@ -168,6 +182,7 @@ def _draft(req: Mapping[str, Any], reqid: str, where: str) -> Draft | NotTransla
         if (_field(sem, "response", where) or "satisfaction") != "satisfaction":
             raise Untranslatable(f"the response {sem['response']!r} has no timed counterpart")
         response = parse(_field(sem, "post_condition", where, required=True))
+        _scoped_past(scope, (response, stop, trigger[1] if trigger else None))
     except Untranslatable as why:
         return NotTranslated(reqid, why.reason)
     return Draft(source_id=reqid, component=component, text=" ".join(text.split()),

@@ -62,8 +62,10 @@ class Pattern:
     refused: str | None = None
     """Why it has no timed counterpart (when ``build`` is None)."""
     old_names: tuple[str, ...] = ()
-    globally_only: str | None = None
-    """Why the form holds only with the scope ``Globally``, or None."""
+    past: bool = False
+    """Whether the timed form looks back (``has held for``, ``becomes true``, a delay from
+    the start): Hanfor counts from the start of the scope, the timed layer from the start
+    of the run, which agree for ``Globally`` and ``Before`` only."""
 
     def regex(self) -> re.Pattern[str]:
         """The sentence as a regular expression: a slot is a quoted string (the same
@@ -83,8 +85,10 @@ class Pattern:
     def body(self, slots: Mapping[str, str], scope: str) -> Body:
         if self.build is None:
             raise Untranslatable(f"{self.name}: {self.refused}")
-        if self.globally_only and scope.strip().lower() not in ("", "globally", "global"):
-            raise Untranslatable(f"{self.name} in the scope {scope}: {self.globally_only}")
+        if self.past and _key(scope) not in ("", "globally", "global", "before"):
+            raise Untranslatable(f"{self.name} in the scope {scope}: its past counts from the "
+                                 "start of the scope in Hanfor, from the start of the run in "
+                                 "the timed layer")
         return self.build(Slots(self, slots))
 
 
@@ -123,7 +127,7 @@ PATTERNS: Final = (
     Pattern("EdgeResponseDelay", "it is always the case that once {R} becomes satisfied, "
             "{S} holds after at most {T} time units",
             lambda s: (("when", _becomes(s.cond("R"))), "within", s.cond("S"), s.steps("T")),
-            old_names=("EdgeResponsePatternDelayed",)),
+            past=True, old_names=("EdgeResponsePatternDelayed",)),
     Pattern("InvarianceBoundL2", "it is always the case that if {R} holds, then {S} holds "
             "for at least {T} time units",
             lambda s: (("when", s.cond("R")), "for", s.cond("S"), s.steps("T")),
@@ -131,11 +135,11 @@ PATTERNS: Final = (
     Pattern("EdgeResponseBoundL2", "it is always the case that once {R} becomes satisfied, "
             "{S} holds for at least {T} time units",
             lambda s: (("when", _becomes(s.cond("R"))), "for", s.cond("S"), s.steps("T")),
-            old_names=("BndEdgeResponsePattern",)),
+            past=True, old_names=("BndEdgeResponsePattern",)),
     Pattern("DurationBoundL", "it is always the case that once {R} becomes satisfied, it "
             "holds for at least {S} time units",
             lambda s: (("when", _becomes(s.cond("R"))), "for", s.cond("R"), s.steps("S")),
-            old_names=("MinDuration",)),
+            past=True, old_names=("MinDuration",)),
     Pattern("DurationBoundU", "it is always the case that once {R} becomes satisfied, it "
             "holds for less than {S} time units",
             lambda s: (("when", s.cond("R")), "within", Un("not", s.cond("R")),
@@ -150,37 +154,38 @@ PATTERNS: Final = (
             "time units, then {T} holds afterwards",
             lambda s: (("when", _held(s.cond("R"), s.steps("S"))), "next", s.cond("T"),
                        None),
-            old_names=("TimeConstrainedInvariant",)),
+            past=True, old_names=("TimeConstrainedInvariant",)),
     Pattern("ResponseBoundL12", "it is always the case that if {R} holds for at least {S} "
             "time units, then {T} holds afterwards for at least {U} time units",
             lambda s: (("when", _previously(_held(s.cond("R"), s.steps("S")))), "for",
                        s.cond("T"), s.steps("U")),
-            old_names=("TimeConstrainedMinDuration",)),
+            past=True, old_names=("TimeConstrainedMinDuration",)),
     Pattern("ResponseDelayBoundL1", "it is always the case that if {R} holds for at least "
             "{S} time units, then {T} holds after at most {U} time units",
             lambda s: (("when", _held(s.cond("R"), s.steps("S"))), "within", s.cond("T"),
-                       s.steps("U"))),
+                       s.steps("U")),
+            past=True),
     Pattern("BndEntryConditionPattern", "it is always the case that after {R} holds for at "
             "least {S} time units, then {T} holds",
             lambda s: (("when", _held(s.cond("R"), s.steps("S"))), "immediately",
-                       s.cond("T"), None)),
+                       s.cond("T"), None),
+            past=True),
     Pattern("TriggerResponseBoundL1", "it is always the case that after {R} holds for at "
             "least {S} time units and {T} holds, then {U} holds",
             lambda s: (("when", _and(_held(s.cond("R"), s.steps("S")), s.cond("T"))),
                        "immediately", s.cond("U"), None),
-            old_names=("BndTriggeredEntryConditionPattern",)),
+            past=True, old_names=("BndTriggeredEntryConditionPattern",)),
     Pattern("TriggerResponseDelayBoundL1", "it is always the case that after {R} holds for "
             "at least {S} time units and {T} holds, then {U} holds after at most {V} time "
             "units",
             lambda s: (("when", _and(_held(s.cond("R"), s.steps("S")), s.cond("T"))),
                        "within", s.cond("U"), s.steps("V")),
-            old_names=("BndTriggeredEntryConditionPatternDelayed",)),
+            past=True, old_names=("BndTriggeredEntryConditionPatternDelayed",)),
     Pattern("UniversalityDelay", "it is always the case that {R} holds after at most {S} "
             "time units",
             lambda s: (("when", _held(Bool(True), s.steps("S"))), "immediately", s.cond("R"),
                        None),
-            globally_only="its delay counts from the start of the scope, and the timed "
-            "layer's past forms count from the start of the run"),
+            past=True),
     Pattern("Existence", "{R} eventually holds", refused="R eventually: a liveness "
             "property, which the timed layer does not have"),
     Pattern("Response", "it is always the case that if {R} holds then {S} eventually holds",

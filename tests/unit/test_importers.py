@@ -127,6 +127,8 @@ FRET_REFUSED = {
     "FSM-019": "an 'only in' scope with the timing 'always' has no timed counterpart",
     "FSM-020": "FRET's after scope starts when the first M interval ends",
     "FSM-021": "finally: at the last step of the interval",
+    "FSM-022": "persisted inside an 'in' scope: FRET counts only the steps of the current "
+               "scope interval",
 }
 
 FRET_BODIES = {
@@ -138,12 +140,12 @@ FRET_BODIES = {
     "FSM_006": "not in maneuver_mode mode, never pullup and altitude < 1000.0",
     "FSM_007": "only in cruise mode, always hold_active",
     "FSM_008": "before standby_mode mode, upon apfail, until supported, not hold_active",
-    "FSM_009": "in limits_mode mode, upon (apfail has held for 3 steps), before standby, "
-               "pullup",
+    "FSM_009": "upon (apfail has held for 3 steps), before standby, pullup",
     # FRET's "after 4": false at the trigger and 4 points after it, true at the 5th
     "FSM_010": "upon engage_cmd, after 5 steps (hold_active iff (engage_cmd occurred within 2 "
                "steps))",
     "FSM_018": "upon good, immediately ap_state >= 1",
+    "FSM_023": "in limits_mode mode, upon apfail, before standby, pullup",
     "MON_001": "upon not sensor_ok, within 1 steps alarm",
     "MON_002": "when temp >= 200, immediately alarm",
     "MON_003": "always (not (previously (not sensor_ok))) or alarm",
@@ -234,9 +236,10 @@ HANFOR_REFUSED = {
     "MX-013": "the scope AfterUntil has no timed counterpart",
     "MX-014": "the duration '2.5' is not a whole number of steps",
     "MX-015": "is not one the importer knows",
+    "MX-005": "EdgeResponseDelay in the scope After: its past counts from the start of the "
+              "scope in Hanfor, from the start of the run in the timed layer",
     "MX-017": "no formalisation",
-    "MX-026": "UniversalityDelay in the scope Before: its delay counts from the start of the "
-              "scope",
+    "MX-026": "UniversalityDelay in the scope After: its past counts",
     "MX-027": "Response: S eventually: a liveness property",
     "MX-028": "ResponseDelayBoundL2: two obligations in one sentence",
     "MX-029": "Toggle1: toggling has no counterpart",
@@ -247,14 +250,13 @@ HANFOR_BODIES = {
     "MX_002": "never valve_in and valve_out",
     "MX_003": "when emergency, immediately not mixer_on",
     "MX_004": "when start and not emergency, within 5 steps valve_in",
-    "MX_005": "after scope mode, when ((level >= 80) becomes true), within 2 steps mixer_on",
-    "MX_006": "before scope_2 mode, when mixer_on, for 10 steps stirring",
+    "MX_006": "before scope mode, when mixer_on, for 10 steps stirring",
     "MX_007_f1": "when (mixer_on becomes true), for 20 steps mixer_on",
     "MX_007_f2": "when valve_out, within 30 steps not valve_out",
     "MX_008": "when ((temp > 60.5) has held for 3 steps), immediately not heater_on",
     "MX_018": "always (emergency implies not valve_in or level != 100)",
     "MX_019": "immediately not valve_out",
-    "MX_020": "after scope_2 mode, when alarm, always alarm",
+    "MX_020": "after scope mode, when alarm, always alarm",
     "MX_021": "when not sensor_heartbeat, within 50 steps sensor_heartbeat",
     "MX_022": "when ((level >= 95) has held for 2 steps), at the next step not valve_in",
     "MX_023": "when (previously (stirring has held for 30 steps)), for 5 steps valve_out",
@@ -262,6 +264,9 @@ HANFOR_BODIES = {
     "MX_025": "when (true has held for 100 steps), immediately ready",
     "MX_030": "when (start becomes true), for 3 steps valve_in",
     "MX_031": "when ((temp > 80.0) has held for 5 steps), within 2 steps alarm",
+    "MX_032": "when (start becomes true), within 1 steps valve_in",
+    # a delay from the start of a Before scope is a delay from the start of the run
+    "MX_033": "before scope mode, when (true has held for 100 steps), immediately ready",
 }
 
 
@@ -275,7 +280,7 @@ def test_hanfor_sentences() -> None:
         ("MX-016", "its type is 'information', not a requirement"),
     ]
     assert bodies(result) == HANFOR_BODIES
-    for line in ("mode scope: level >= 80", "mode scope_2: emergency", "input temp: real",
+    for line in ("mode scope: emergency", "input temp: real",
                  "output level: int"):
         assert f"    {line}\n" in result.text
     assert ('requirement MX_004 [hanfor: "MX-004", pattern: "ResponseDelay"] "After '
@@ -476,7 +481,7 @@ def test_prints_the_text_and_lists_what_was_not_translated(
     lines = err.splitlines()
     assert lines[:-1] == [f"not translated: {k}: {r}" for k, r in (
         (u.source_id, u.reason) for u in imported("fret", "fret_autopilot.json").untranslated)]
-    assert lines[-1] == "14 of 24 requirements translated"
+    assert lines[-1] == "15 of 26 requirements translated"
 
 
 def test_strict_writes_and_exits_1(tmp_path: Path,
@@ -486,7 +491,7 @@ def test_strict_writes_and_exits_1(tmp_path: Path,
                             "-o", str(out), "--strict")
     assert code == 1 and stdout == ""
     assert out.read_text(encoding="utf-8") == imported("hanfor", "hanfor_mixer.csv").text
-    assert err.endswith(f"wrote {out}: 19 of 31 requirements translated, 2 rows skipped\n")
+    assert err.endswith(f"wrote {out}: 20 of 33 requirements translated, 2 rows skipped\n")
     assert oct(out.stat().st_mode & 0o777) != "0o600"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mixer.req"]
     code, _, _ = cli(capsys, "import", "fret", str(HERE / "fret_conflict.json"), "-o",
