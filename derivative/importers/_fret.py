@@ -79,7 +79,7 @@ def _trigger(sem: Mapping[str, Any], where: str) -> tuple[str, Node] | None:
     condition = _field(sem, "condition", where) or "null"
     if condition == "null":
         return None
-    if condition not in ("regular", "holding"):
+    if condition not in ("regular", "holding", "noTrigger"):
         raise Untranslatable(f"the condition kind {condition!r} has no timed counterpart")
     word = (_field(sem, "qualifier_word", where) or "").strip().lower()
     text = _field(sem, "regular_condition", where)
@@ -90,7 +90,7 @@ def _trigger(sem: Mapping[str, Any], where: str) -> tuple[str, Node] | None:
             node = Un("not", node)
     else:
         node = parse(text)
-    level = condition == "holding" or word == "whenever"
+    level = condition in ("holding", "noTrigger") or word == "whenever"
     return ("when" if level else "upon"), node
 
 
@@ -191,8 +191,12 @@ def _draft(req: Mapping[str, Any], reqid: str, where: str) -> Draft | NotTransla
 
 
 def _type(var: Mapping[str, Any], name: str, where: str) -> tuple[str | None, str | None]:
-    """(the language's type or None to infer it, why it is refused or None)."""
-    data = (_field(var, "dataType", where) or "").strip()
+    """(the language's type or None to infer it, why it is refused or None).  A variable
+    FRET took from a Simulink model has its ``dataType`` as a list of one name."""
+    raw = var.get("dataType")
+    if isinstance(raw, list) and len(raw) == 1:
+        raw = raw[0]
+    data = (_field({"dataType": raw}, "dataType", where) or "").strip()
     low = data.lower()
     if not low:
         return None, None
@@ -238,11 +242,18 @@ def _split(doc: Any, source: str) -> tuple[list[Any], list[Any] | None]:
                     f"'requirements', not a {type(doc).__name__}")
 
 
+_VARIABLE_FIELDS = ("variable_name", "dataType", "idType", "portType")
+
+
 def _declarations(variables: list[Any] | None, source: str) -> dict[str, Declared] | None:
+    """The variables by name (the first of a name counts).  An entry with none of the
+    fields of a variable (FRET also keeps the record of a model import there) is not one."""
     if variables is None:
         return None
     declared: dict[str, Declared] = {}
     for i, var in enumerate(variables):
+        if isinstance(var, dict) and not any(k in var for k in _VARIABLE_FIELDS):
+            continue
         d = _variable(var, f"{source}: variables[{i}]")
         declared.setdefault(d.name, d)
     return declared

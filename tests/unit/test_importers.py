@@ -219,6 +219,29 @@ def test_fret_mode_without_a_variable_is_refused() -> None:
         "the mode landing is neither a Mode variable nor a boolean variable of the export")
 
 
+def test_fret_variables_from_a_model_and_newer_condition_kinds() -> None:
+    # FRET keeps the record of a model import among the variables, gives a Simulink port's
+    # data type as a list and its direction as portType; newer versions write "whenever"
+    # as the condition kind noTrigger
+    doc = {
+        "requirements": [{
+            "reqid": "M-1", "fulltext": "whenever ok the C shall at the next timepoint satisfy y",
+            "semantics": {"scope": {"type": "null"}, "condition": "noTrigger",
+                          "qualifier_word": "whenever", "regular_condition": "(ok)",
+                          "timing": "next", "response": "satisfaction",
+                          "post_condition": "(y > 0.5)", "component_name": "C"}}],
+        "variables": [
+            {"project": "p", "fretComponent": "C", "Declarations": {"Enumerations": []}},
+            {"variable_name": "y", "dataType": ["double"], "portType": "Outport"},
+            {"variable_name": "ok", "dataType": ["boolean"], "portType": "Inport"},
+        ],
+    }
+    result = import_fret(json.dumps(doc), source="m.json")
+    assert result.untranslated == ()
+    assert "    input ok: bool\n    output y: real\n" in result.text
+    assert bodies(result) == {"M_1": "when ok, at the next step y > 0.5"}
+
+
 def test_fret_names_option_and_project() -> None:
     text = (HERE / "fret_conflict.json").read_text(encoding="utf-8")
     assert import_fret(text, source="c.json").text.startswith("spec autopilot version 1")
