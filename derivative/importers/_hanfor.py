@@ -5,7 +5,8 @@ Hanfor formalises a requirement as a scope (``Globally``, ``Before P``, ``After 
 (``R``, ``S``, ``T``, ...) hold conditions and durations.  The CSV this importer reads
 (docs/importers.md, "Hanfor CSV") has a header line naming its columns, in any order and
 any case: ``ID`` (required), ``Description``, ``Type``, ``Component``, ``Rationale``, and
-the formalisation either as Hanfor's sentence (``Formalization``: one sentence a line, such
+the formalisation as Hanfor's own export writes it (``Hanfor_Formalization``: JSON), as
+Hanfor's sentence (``Formalization``: one sentence a line, such
 as ``Globally, it is always the case that if "R" holds, then "S" holds after at most "5"
 time units``) or in columns (``Scope``, ``Pattern``, ``P``, ``Q``, ``R``, ``S``, ``T``,
 ``U``, ``V``).  Each pattern with a timed counterpart maps to one timed body
@@ -22,6 +23,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from derivative._errors import SourcePos
+from derivative._strictjson import JSONRefused
+from derivative._strictjson import loads as strict_loads
 
 from ._assemble import assemble
 from ._expr import Untranslatable, parse
@@ -78,6 +81,8 @@ def _scope(scope: str, slots: Mapping[str, str]) -> ScopeRef | None:
     if key in ("between", "afteruntil"):
         raise Untranslatable(f"the scope {scope} has no timed counterpart (an interval "
                              "closed by a second condition)")
+    if key == "none":
+        raise Untranslatable("no scope: Hanfor has not formalised it")
     raise Untranslatable(f"the scope {scope!r} is not one the importer knows")
 
 
@@ -90,7 +95,52 @@ class _Row:
         return self.cells.get(key, "").strip()
 
 
-def _formalisations(row: _Row) -> list[tuple[str, Pattern, dict[str, str]]]:
+Form = tuple[str, Pattern, dict[str, str]]
+"""(scope, pattern, slots) of one formalisation."""
+
+
+def _bad_cell(row: _Row, source: str, why: str) -> BadExport:
+    return BadExport(f"the Hanfor_Formalization cell {why}", SourcePos(source, row.line, 1),
+                     hint='Hanfor writes {"0": {"scope": "GLOBALLY", "pattern": "...", '
+                     '"expressions": {"R": "..."}}}')
+
+
+def _json_forms(row: _Row, source: str) -> list[Form] | None:
+    """The formalisations of Hanfor's own CSV export: its ``Hanfor_Formalization`` column
+    holds JSON, an object from a number to ``{"scope": "GLOBALLY", "pattern": NAME,
+    "expressions": {"R": "...", ...}}`` (the scope by its name: ``GLOBALLY``, ``BEFORE``,
+    ``AFTER``, ``BETWEEN``, ``AFTER_UNTIL``).  None when the row has no such cell."""
+    cell = row.get("hanforformalization")
+    if not cell:
+        return None
+    try:
+        doc = strict_loads(cell)
+    except JSONRefused as err:
+        raise _bad_cell(row, source, f"is not JSON: {err}") from None
+    if not isinstance(doc, dict):
+        raise _bad_cell(row, source, "is not a JSON object of formalisations")
+    forms: list[Form] = []
+    for key in sorted(doc, key=lambda k: (len(k), k)):
+        f = doc[key]
+        exprs = f.get("expressions", {}) if isinstance(f, dict) else None
+        if not (isinstance(f, dict) and isinstance(f.get("scope"), str)
+                and isinstance(f.get("pattern"), str) and isinstance(exprs, dict)
+                and all(isinstance(v, str) for v in exprs.values())):
+            raise _bad_cell(row, source, f"has a formalisation {key!r} without a scope, a "
+                            "pattern and expressions (text)")
+        name = f["pattern"]
+        pattern = by_name(name) or Pattern(name, "", refused="not a pattern the importer "
+                                           "knows")
+        forms.append((f["scope"], pattern, dict(exprs)))
+    return forms
+
+
+def _formalisations(row: _Row, source: str) -> list[Form]:
+    exported = _json_forms(row, source)
+    if exported is not None:
+        if not exported:
+            raise Untranslatable("no formalisation (the Hanfor_Formalization cell is empty)")
+        return exported
     name = row.get("pattern")
     if name:
         pattern = by_name(name)
@@ -104,9 +154,10 @@ def _formalisations(row: _Row) -> list[tuple[str, Pattern, dict[str, str]]]:
     return [_sentence(s) for s in sentences]
 
 
-def _drafts(row: _Row, rid: str, component: str) -> list[Draft | NotTranslated]:
+def _drafts(row: _Row, rid: str, component: str, source: str
+            ) -> list[Draft | NotTranslated]:
     try:
-        forms = _formalisations(row)
+        forms = _formalisations(row, source)
     except Untranslatable as why:
         return [NotTranslated(rid, why.reason)]
     out: list[Draft | NotTranslated] = []
@@ -138,9 +189,9 @@ def _rows(header: Sequence[str], body: Sequence[tuple[int, list[str]]], source: 
     if "id" not in keys:
         raise BadExport(f"{source}: the header names no ID column (columns: "
                         f"{', '.join(header)})")
-    if "formalization" not in keys and "pattern" not in keys:
-        raise BadExport(f"{source}: the header names neither a Formalization nor a Pattern "
-                        "column, so there is nothing to translate")
+    if not {"formalization", "pattern", "hanforformalization"} & set(keys):
+        raise BadExport(f"{source}: the header names no Hanfor_Formalization, Formalization "
+                        "or Pattern column, so there is nothing to translate")
     return [_Row(line, dict(zip(keys, cells, strict=True))) for line, cells in body]
 
 
@@ -160,7 +211,7 @@ def import_hanfor(text: str, *, source: str, options: ImportOptions | None = Non
             skipped.append(NotTranslated(rid, f"its type is {kind!r}, not a requirement"))
             continue
         component = options.component or row.get("component") or "controller"
-        items.extend(_drafts(row, rid, component))
+        items.extend(_drafts(row, rid, component, source))
     stem = os.path.splitext(os.path.basename(source))[0]
     return assemble(
         kind="hanfor", source=source, name=options.name or stem or "imported",

@@ -221,6 +221,8 @@ PATTERNS: Final = (
             "timed form", old_names=("BndEdgeResponsePatternTU",)),
     Pattern("Toggle1", "it is always the case that if {R} holds then {S} toggles {T}",
             refused="toggling has no counterpart"),
+    Pattern("NotFormalizable", "no pattern set", refused="Hanfor marks it as not "
+            "formalisable"),
     Pattern("Toggle2", "it is always the case that if {R} holds then {S} toggles {T} at "
             "most {U} time units later", refused="toggling has no counterpart"),
 )

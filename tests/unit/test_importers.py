@@ -45,6 +45,7 @@ FIXTURES = [
     ("fret", "fret_conflict.json"),
     ("hanfor", "hanfor_mixer.csv"),
     ("hanfor", "hanfor_columns.csv"),
+    ("hanfor", "hanfor_export.csv"),
 ]
 
 
@@ -332,6 +333,26 @@ def test_hanfor_columns_and_components() -> None:
     assert one.text.count("\ntimed ") == 1 and "\ntimed panel\n" in one.text
 
 
+def test_hanfor_s_own_export_with_json_formalisations() -> None:
+    result = imported("hanfor", "hanfor_export.csv")
+    assert [(u.source_id, u.reason) for u in result.untranslated] == [
+        ("DS-4", "the scope BETWEEN has no timed counterpart (an interval closed by a second "
+         "condition)"),
+        ("DS-5", "NotFormalizable: Hanfor marks it as not formalisable"),
+        ("DS-6", "no formalisation (the Hanfor_Formalization cell is empty)"),
+        ("DS-7", "Blink: not a pattern the importer knows"),
+    ]
+    assert [(s.source_id, s.reason) for s in result.skipped] == [
+        ("DS-0", "its type is 'heading', not a requirement")]
+    assert bodies(result) == {
+        "DS_1": "when reservoir_empty, within 2 steps not pump_on",
+        "DS_2_f1": "when dosing, immediately valve_open",
+        "DS_2_f2": "when (dosing becomes true), for 4 steps valve_open",
+        "DS_3": "before scope mode, always not pump_on",
+    }
+    assert "    mode scope: calibrated\n" in result.text
+
+
 def test_every_hanfor_sentence_is_read_back_to_its_pattern() -> None:
     # each pattern's own sentence, its slots filled, reads as that pattern (the regular
     # expressions do not shadow one another)
@@ -464,7 +485,12 @@ BAD_CSV = [
     ('ID,Formalization\n"A,"Globally, x\n', "not CSV:"),
     ("ID,Formalization\nA,x,y\n", ":2:1: error: this row has 3 fields, the header has 2"),
     ("Name,Formalization\nA,x\n", "the header names no ID column"),
-    ("ID,Description\nA,x\n", "neither a Formalization nor a Pattern column"),
+    ("ID,Description\nA,x\n", "names no Hanfor_Formalization, Formalization or Pattern "
+     "column"),
+    ('ID,Hanfor_Formalization\nA,"{""0"": 1}"\n', "2:1: error: the Hanfor_Formalization "
+     "cell has a formalisation '0' without a scope, a pattern and expressions"),
+    ('ID,Hanfor_Formalization\nA,"{""0"": "\n', "2:1: error: the Hanfor_Formalization "
+     "cell is not JSON"),
     ("\n\n", "empty, so no header line"),
     ("ID,Formalization\n,x\n", "2:1: error: a row without an ID"),
     (b"ID,Formalization\nA,\xff\n", "not UTF-8 text (byte 20)"),
