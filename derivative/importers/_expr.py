@@ -101,8 +101,8 @@ the language reads at most 100 levels (docs/language.md §7.2)."""
 
 _TOKEN: Final = re.compile(
     r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)"
-    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-    r"|(?P<op><==>|<=>|<->|==>|=>|->|&&|\|\||==|!=|~=|<=|>=|[<>=!~&|+\-*/^%(),]))"
+    r"|(?P<name>[A-Za-z_$][A-Za-z0-9_$.]*)"
+    r"|(?P<op><==>|<==|<=>|<->|==>|=>|->|&&|\|\||==|!=|~=|<=|>=|[<>=!~&|+\-*/^%(),]))"
 )
 
 _EQUIV = {"<=>": "iff", "<->": "iff", "<==>": "iff"}
@@ -194,6 +194,9 @@ class _Reader:
         if self.peek() in _IMPLY:
             self.take()
             return Bin("implies", left, self.nested(self.imply))
+        if self.peek() == "<==":  # Hanfor's reverse implication: a <== b is b ==> a
+            self.take()
+            return Bin("implies", self.nested(self.imply), left)
         return left
 
     def disj(self) -> Node:
@@ -249,7 +252,7 @@ class _Reader:
             return Bool(tok == "true")
         if tok[0].isdigit() or tok[0] == ".":
             return Num(_decimal(tok))
-        if re.fullmatch(r"[A-Za-z_]\w*", tok) and tok not in _WORDS:
+        if re.fullmatch(r"[A-Za-z_$][\w$.]*", tok) and tok not in _WORDS:
             return self.call(tok) if self.peek() == "(" else Name(tok)
         raise self.fail(f"unexpected {tok!r}")
 

@@ -66,7 +66,10 @@ def bodies(result: api.ImportResult) -> dict[str, str]:
     for line in result.text.splitlines():
         if line.startswith("    requirement "):
             rid = line.split()[1]
-            out[rid] = line.rsplit('": ', 1)[-1] if '"' in line else line.split(": ", 1)[1]
+            for end in ('": ', ']: ', ": "):  # after the text, else the tags, else the id
+                if end in line:
+                    out[rid] = line.rpartition(end)[2]
+                    break
     return out
 
 
@@ -386,6 +389,8 @@ def test_every_hanfor_sentence_is_read_back_to_its_pattern() -> None:
     ("x ^ 2 > 5.", "x ** 2 > 5.0"),
     ("TRUE & !FALSE", "true and not false"),
     ("a && b || !c ==> d", "a and b or not c implies d"),
+    ("a <== b && c", "b and c implies a"),
+    ("a <==> b", "a iff b"),
     ("preBool(FALSE, a & b)", "(previously (a and b))"),
     ("preBool(TRUE, a)", "(not (previously (not a)))"),
     ("persisted(2, a) & occurred(0, b)", "(a has held for 2 steps) and (b occurred within 0 "
@@ -420,6 +425,13 @@ def test_conditions_that_are_refused(text: str, reason: str) -> None:
 def test_quoting() -> None:
     assert quote('a "b" \\ c\nd\te\x01') == '"a \\"b\\" \\\\ c\\nd\\te\\x01"'
     assert quote("\ud800 \U00030000 é") == '"\ufffd \ufffd é"'
+
+
+def test_dotted_names_are_renamed() -> None:
+    result = import_hanfor('ID,Formalization\nA,"Globally, it is never the case that '
+                           '""pump.on && $x"" holds"\n', source="d.csv")
+    assert bodies(result) == {"A": "never pump_on and _x"}
+    assert "    # pump_on is pump.on in the export\n" in result.text
 
 
 def test_identifiers() -> None:
