@@ -60,7 +60,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from derivative._ast import Call, Compare, Contract, Expr, Obligation
+from derivative._ast import BoolOp, Call, Compare, Contract, Expr, Obligation
 from derivative._canon import contract_identity, expr_json
 from derivative._errors import DerivativeError, OperationalTimeout
 from derivative._eval import EvaluationError, Evaluator
@@ -468,13 +468,48 @@ def _check_farkas(cert: Certificate, reading: Reading, out: StaticCheck) -> None
 # --------------------------------------------------------------------------- against the spec
 
 
-def _load_spec(spec_paths: Sequence[str]) -> tuple[Contract, Any]:
-    """The spec and its type information: bad input (exit 2) whatever the certificate is."""
+def _load_spec(spec_paths: Sequence[str]) -> tuple[Contract, Any, tuple[Any, ...]]:
+    """The spec, its type information and its timed blocks: bad input (exit 2) whatever
+    the certificate is."""
     from derivative._typecheck import check
-    from derivative.grammar import load
+    from derivative.grammar import load_set
 
-    contract = load(spec_paths)
-    return contract, check(contract)
+    contract, timed = load_set(spec_paths)
+    return contract, check(contract), timed
+
+
+def _timed_spec(
+    cert: Certificate, static: StaticCheck, spec: tuple[Contract, Any, tuple[Any, ...]]
+) -> tuple[Contract, Any] | None:
+    """For a certificate of a ``timed`` block (its spec is ``SPEC.BLOCK@DEPTH``): the
+    block unrolled again from the spec at that depth, with the input trace its
+    ``input.*`` members pin, so that every member is compared with what the spec's own
+    requirement unrolls to.  None: not a timed one."""
+    from derivative._timed_unroll import contract_at
+    from derivative._typecheck import check
+
+    contract, _, timed = spec
+    named, _, depth_text = cert.spec.name.rpartition("@")
+    prefix, _, block = named.rpartition(".")
+    found = [c for c in timed if c.name == block and prefix == contract.name]
+    if not found or static.reading is None or not depth_text.isdigit():
+        return None
+    depth = int(depth_text)
+    if not 0 < depth <= 200:
+        return None
+    # only inputs may be pinned (a pinned output would make any conflict "real"): a
+    # certificate that pins anything else is compared with the untimed spec, and fails
+    inputs = {f"{s.name}__{t}" for s in found[0].inputs() for t in range(depth)}
+    fixed: dict[str, Expr] = {}
+    for ident, expr in zip(static.reading.ids, static.reading.exprs, strict=True):
+        if not ident.startswith("input."):
+            continue
+        name = ident[len("input."):]
+        if name not in inputs or not isinstance(expr, (Compare, BoolOp)):
+            return None
+        fixed[name] = expr.operands[1]
+    unrolled = contract_at(contract, found[0], depth, fixed)
+    return unrolled, check(unrolled)
 
 
 def _spec_explanation(cert: Certificate, reading: Reading, static: StaticCheck,
@@ -715,7 +750,7 @@ def verify(
     if static.farkas_checked:
         notes.append("farkas: the weighted rows add up to 0 <= c with c < 0 (exact arithmetic)")
     if spec is not None and static.reading is not None:
-        reasons.extend(_spec_checks(cert, static, spec))
+        reasons.extend(_spec_checks(cert, static, _timed_spec(cert, static, spec) or spec[:2]))
     runs: list[SolverRun] = []
     if solvers:
         # exactly as the builder runs them (cvc5 gives its proof), so that the recorded

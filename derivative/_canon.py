@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from typing import Any
 
-from derivative._ast import Contract, Decl, Expr, Obligation, SystemDecl
+from derivative._ast import Contract, Decl, Expr, Node, Obligation, SystemDecl
 
 
 def _reject_floats(obj: Any) -> None:
@@ -146,3 +147,26 @@ def contract_identity(contract: Contract) -> str:
         b'],"tolerance":', canonical_json(contract.tolerance), b"}",
     ))
     return sha256_hex(data)
+
+
+def timed_identity(contract: Contract, timed: Sequence[Node]) -> str:
+    """The identity of a set with ``timed`` blocks: the untimed identity and each block's
+    meaning (signals, modes, requirements: their forms and identifiers as written, not
+    their quoted texts, tags or generated identifiers), blocks in name order.  A set
+    without blocks keeps ``contract_identity``."""
+    untimed = contract_identity(contract)
+    if not timed:
+        return untimed
+    blocks = []
+    for block in sorted(timed, key=lambda b: str(getattr(b, "name", ""))):
+        data = block.json_data()
+        data["requirements"] = sorted(
+            (
+                {k: v for k, v in r.items() if k not in ("tags", "text", "source")}
+                | ({"id": None} if r.get("generated_id") else {})
+                for r in data.get("requirements", [])
+            ),
+            key=lambda r: canonical_json(r),
+        )
+        blocks.append(data)
+    return sha256_json({"untimed": untimed, "timed": blocks})

@@ -108,7 +108,12 @@ class LoadedContract:
 
     @cached_property
     def identity(self) -> str:
-        """SHA-256 of the contract's meaning (docs/language.md §11)."""
+        """SHA-256 of the contract's meaning (docs/language.md §11), its timed blocks'
+        included."""
+        if self.timed:
+            from derivative._canon import timed_identity
+
+            return timed_identity(self.contract, self.timed)
         return contract_identity(self.contract)
 
     @property

@@ -43,6 +43,7 @@ from ._parser import parse_source, source_line
 _SUFFIX_WORDS = frozenset(("has", "occurred", "becomes"))
 _TIMED_WORDS = _SUFFIX_WORDS | {"previously"}
 _STEPS = ("steps", "step")
+_MAX_NESTING = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +303,7 @@ class _Cond:
         self.r = reader
         self.toks = list(toks)
         self.i = 0
+        self.depth = 0
 
     def peek(self, k: int = 0) -> Tok | None:
         j = self.i + k
@@ -376,6 +378,17 @@ class _Cond:
         t = self.peek()
         if t is None:
             raise self.r.error("a condition is missing here", self.toks[-1])
+        self.depth += 1
+        if self.depth > _MAX_NESTING:
+            raise self.r.error(
+                f"a timed condition nested more than {_MAX_NESTING} levels deep", t,
+                "name a part of it as a mode")
+        try:
+            return self._unary(t)
+        finally:
+            self.depth -= 1
+
+    def _unary(self, t: Tok) -> TCond:
         if t.type == "NOT":
             self.i += 1
             return TNot(operand=self.unary(), **self._at(t))
@@ -392,6 +405,7 @@ class _Cond:
             inner = self.toks[self.i + 1 : close]
             if any(x.type == "NAME" and x.value in _TIMED_WORDS for x in inner):
                 sub = _Cond(self.r, inner)
+                sub.depth = self.depth
                 cond = sub.iff_()
                 if sub.peek() is not None:
                     raise self.r.error(f"unexpected {sub.peek().value!r}", sub.peek())  # type: ignore[union-attr]
@@ -587,7 +601,14 @@ class _Body:
 def read_blocks(text: str, file: str, blocks: Sequence[Block]) -> tuple[TimedComponent, ...]:
     """The components of ``blocks`` (from ``split_blocks`` of ``text``)."""
     reader = _Reader(text, file)
-    return tuple(reader.component(b) for b in blocks)
+    out: list[TimedComponent] = []
+    for b in blocks:
+        try:
+            out.append(reader.component(b))
+        except RecursionError:
+            raise reader.error("this timed block is nested too deeply to be read",
+                               b.lines[0][0]) from None
+    return tuple(out)
 
 
 __all__ = ["Block", "read_blocks", "split_blocks"]

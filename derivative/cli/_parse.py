@@ -76,6 +76,12 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     )
     ob_kinds = [o.kind for o in c.obligations]
     lines.append(f"obligations   {len(ob_kinds)}" + (f" ({_counts(ob_kinds)})" if ob_kinds else ""))
+    for block in loaded.timed:
+        lines.append(
+            f"timed         {block.name}: {len(block.inputs())} inputs, "
+            f"{len(block.outputs())} outputs, {len(block.modes)} modes, "
+            f"{len(block.requirements)} requirements"
+        )
     rows = [
         (
             o.id,

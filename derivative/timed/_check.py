@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from derivative._ast import BoolLit, Contract, EnumMember, Expr, IntLit, RealLit, Unary
+from derivative._errors import SourcePos, SpecError
 from derivative._timed_ast import TimedComponent
+from derivative._timed_unroll import contract_at, step_name
 from derivative._values import EnumValue, Value
-
-from ._unroll import contract_at, step_name
 
 Status = Literal["no_conflict", "infeasible_proven", "unknown"]
 Kind = Literal["inconsistent", "unrealizable", "unrealizable_causal"]
@@ -187,52 +187,75 @@ class _Checker:
         return ids
 
     def realizability(self, loaded: Any) -> TimedResult | None:
+        """The two games, each by increasing depths (5, 10, 20, ... up to its own): a
+        failure at a smaller depth is a failure at every larger one (safety), and is far
+        cheaper to find; a game undecided at some depth stops its ladder, and is reported
+        only if the other game proves no conflict."""
         k = self.opts.depth
-        inputs = [step_name(s.name, t) for t in range(k) for s in self.comp.inputs()]
-        outputs = [step_name(s.name, t) for t in range(k) for s in self.comp.outputs()]
-        answer = self.solver.play(loaded.contract, loaded.types,
-                                  [("forall", inputs), ("exists", outputs)], self.check_opts)
-        if answer.verdict == "unknown":
-            return TimedResult(self.comp.name, k, "unknown",
-                               f"realizability up to depth {k} was not decided: {answer.reason}")
-        if answer.verdict == "fails" and answer.values is not None:
-            fixed = {n: _literal(v) for n, v in answer.values.items()}
-            pinned = self.loaded(k, fixed)
-            result = self.decide(pinned)
-            if result.status != "infeasible_proven":
-                return TimedResult(
-                    self.comp.name, k, "unknown",
-                    "the game says no outputs answer an input trace, but the requirement "
-                    f"set with that trace pinned was not refuted ({result.status})")
-            core = result.cores[0]
-            ids = tuple(i for i in core.ids if not i.startswith("input."))
-            run = _trace(self.comp, answer.values, k, [s.name for s in self.comp.inputs()])
-            return TimedResult(
-                self.comp.name, k, "infeasible_proven",
-                f"{', '.join(ids)} cannot be met for the input trace shown: whatever the "
-                "outputs, one of them breaks within "
-                f"{k} steps", kind="unrealizable", core=ids, trace=run, untimed=result,
-                unrolled=pinned,
-            )
+        undecided: str | None = None
+        for d in _ladder(k):
+            at = loaded if d == k else self.loaded(d)
+            inputs = [step_name(s.name, t) for t in range(d) for s in self.comp.inputs()]
+            outputs = [step_name(s.name, t) for t in range(d) for s in self.comp.outputs()]
+            answer = self.solver.play(at.contract, at.types,
+                                      [("forall", inputs), ("exists", outputs)], self.check_opts)
+            if answer.verdict == "fails" and answer.values is not None:
+                return self.pinned_conflict(d, answer.values)
+            if answer.verdict != "holds":
+                undecided = f"realizability at depth {d} was not decided: {answer.reason}"
+                break
         kc = min(k, self.opts.causal_depth)
-        loaded = self.loaded(kc) if kc != k else loaded
-        blocks: list[Any] = []
-        for t in range(kc):
-            blocks.append(("forall", [step_name(s.name, t) for s in self.comp.inputs()]))
-            blocks.append(("exists", [step_name(s.name, t) for s in self.comp.outputs()]))
-        causal = self.solver.play(loaded.contract, loaded.types, blocks, self.check_opts)
-        if causal.verdict == "unknown":
-            return TimedResult(self.comp.name, k, "unknown",
-                               f"causal realizability up to depth {kc} was not decided: "
-                               f"{causal.reason}")
-        if causal.verdict == "holds":
-            return None
-        core = self._causal_core(loaded, blocks)
+        for d in _ladder(kc):
+            at = self.loaded(d) if d != k else loaded
+            blocks: list[Any] = []
+            for t in range(d):
+                blocks.append(("forall", [step_name(s.name, t) for s in self.comp.inputs()]))
+                blocks.append(("exists", [step_name(s.name, t) for s in self.comp.outputs()]))
+            causal = self.solver.play(at.contract, at.types, blocks, self.check_opts)
+            if causal.verdict == "fails":
+                core = self._causal_core(at, blocks)
+                return TimedResult(
+                    self.comp.name, k, "infeasible_proven",
+                    f"{', '.join(core)} can be met only by outputs that know later inputs: no "
+                    "controller that sees the inputs up to the current step meets them for "
+                    f"{d} steps", kind="unrealizable_causal", core=core,
+                )
+            if causal.verdict != "holds":
+                undecided = undecided or (
+                    f"causal realizability at depth {d} was not decided: {causal.reason}")
+                break
+        if undecided is not None:
+            return TimedResult(self.comp.name, k, "unknown", undecided)
+        return None
+
+    def pinned_conflict(self, d: int, values: Mapping[str, Value]) -> TimedResult:
+        """The clairvoyant game's input trace of ``d`` steps pinned: the untimed checker
+        finds the minimal core (and its certificate) of the requirements under it."""
+        k = self.opts.depth
+        fixed = {n: _literal(v) for n, v in values.items()}
+        pinned = self.loaded(d, fixed)
+        result = self.decide(pinned)
+        if result.status != "infeasible_proven":
+            return TimedResult(
+                self.comp.name, k, "unknown",
+                "the game says no outputs answer an input trace, but the requirement "
+                f"set with that trace pinned was not refuted ({result.status})")
+        # the same question with only the pins the core needs: the certificate's
+        # spec is then exactly what ``certificate verify --spec`` unrolls again
+        needed = {i[len("input."):] for i in result.cores[0].ids if i.startswith("input.")}
+        pinned = self.loaded(d, {n: e for n, e in fixed.items() if n in needed})
+        result = self.decide(pinned)
+        if result.status != "infeasible_proven":
+            return TimedResult(
+                self.comp.name, k, "unknown",
+                f"the input trace's core did not refute the requirements again ({result.status})")
+        ids = tuple(i for i in result.cores[0].ids if not i.startswith("input."))
+        run = _trace(self.comp, values, d, [s.name for s in self.comp.inputs()])
         return TimedResult(
             self.comp.name, k, "infeasible_proven",
-            f"{', '.join(core)} can be met only by outputs that know later inputs: no "
-            f"controller that sees the inputs up to the current step meets them for {kc} steps",
-            kind="unrealizable_causal", core=core,
+            f"{', '.join(ids)} cannot be met for the input trace shown: whatever the outputs, "
+            f"one of them breaks within {d} steps", kind="unrealizable", core=ids, trace=run,
+            untimed=result, unrolled=pinned,
         )
 
     def _causal_core(self, loaded: Any, blocks: Sequence[Any]) -> tuple[str, ...]:
@@ -248,7 +271,25 @@ class _Checker:
         return tuple(keep)
 
 
+def _ladder(k: int) -> list[int]:
+    """5, 10, 20, ... below ``k``, then ``k``."""
+    out: list[int] = []
+    d = 5
+    while d < k:
+        out.append(d)
+        d *= 2
+    return [*out, k]
+
+
 def check_component(contract: Contract, comp: TimedComponent,
                     options: TimedOptions) -> TimedResult:
     """Decide one component up to ``options.depth`` steps (see the module docstring)."""
-    return _Checker(contract, comp, options).run()
+    try:
+        return _Checker(contract, comp, options).run()
+    except RecursionError:
+        raise SpecError(
+            f"timed block {comp.name!r} nests too deeply to unroll (modes defined through "
+            "modes, each with past-time forms)",
+            SourcePos(comp.file, comp.line, comp.column),
+            hint="flatten the modes' conditions",
+        ) from None

@@ -25,6 +25,7 @@ from derivative._timed_ast import (
     TPrevious,
 )
 from derivative._typecheck_positions import source_pos
+from derivative._walk import free_names
 
 MAX_DEPTH = 200
 
@@ -87,6 +88,7 @@ def _names(comp: TimedComponent, taken: set[str], ids: set[str]) -> list[SpecErr
                 item.line, item.column, "'__' separates a signal from its step when unrolled"))
         local.add(item.name)
     modes = {m.name for m in comp.modes}
+    errors.extend(_mode_cycles(comp))
     for r in comp.requirements:
         if r.id in ids:
             errors.append(_error(f"identifier {r.id!r} is used twice", r.file, r.line, r.column))
@@ -101,6 +103,29 @@ def _names(comp: TimedComponent, taken: set[str], ids: set[str]) -> list[SpecErr
             errors.append(_error(
                 "`only in M mode` takes a response only", r.file, r.scope.line, r.scope.column,
                 "write `only in M mode, R` (R may hold only while M holds)"))
+    return errors
+
+
+def _mode_cycles(comp: TimedComponent) -> list[SpecError]:
+    """A mode whose condition names itself, directly or through other modes, means
+    nothing: each is reported once, at its declaration."""
+    uses = {
+        m.name: {n for leaf in leaves(m.cond) for n in free_names(leaf.expr)} for m in comp.modes
+    }
+    errors: list[SpecError] = []
+    for m in comp.modes:
+        seen: set[str] = set()
+        todo = list(uses[m.name] & uses.keys())
+        while todo:
+            n = todo.pop()
+            if n == m.name:
+                errors.append(_error(
+                    f"mode {m.name!r} is defined in terms of itself", m.file, m.line, m.column,
+                    "a mode's condition may use other modes, but not in a cycle"))
+                break
+            if n not in seen:
+                seen.add(n)
+                todo.extend(uses[n] & uses.keys())
     return errors
 
 

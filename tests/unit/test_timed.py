@@ -267,6 +267,20 @@ def test_cli_writes_a_certificate_both_solvers_recheck(name: str, tmp_path: Path
                              str(cert)], capture_output=True, text=True, timeout=600)
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert "z3" in verify.stdout and "unsat" in verify.stdout
+    # with the spec, every member is compared with the spec's requirement unrolled again
+    spec = ROOT / "examples" / f"{name}.req"
+    against = subprocess.run([sys.executable, "-m", "derivative", "certificate", "verify",
+                              str(cert), "--spec", str(spec)],
+                             capture_output=True, text=True, timeout=600)
+    assert against.returncode == 0, against.stdout + against.stderr
+    changed = tmp_path / "changed.req"
+    changed.write_text(spec.read_text().replace(
+        "for 3 steps not valve_in and not valve_out", "for 3 steps not valve_out"))
+    rejected = subprocess.run([sys.executable, "-m", "derivative", "certificate", "verify",
+                               str(cert), "--spec", str(changed)],
+                              capture_output=True, text=True, timeout=600)
+    assert rejected.returncode != 0
+    assert "core member MX3 asserts" in rejected.stdout
 
 
 def test_cli_refuses_a_depth_beyond_the_bound(tmp_path: Path) -> None:
@@ -275,3 +289,43 @@ def test_cli_refuses_a_depth_beyond_the_bound(tmp_path: Path) -> None:
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
+
+
+def test_identity_follows_the_meaning_of_timed_blocks() -> None:
+    base = _loaded("when a, within 2 steps b")
+    assert base.identity == _loaded("when a ,  within 2 steps   b").identity
+    assert base.identity != _loaded("when a, within 3 steps b").identity
+    texted = api.parse_text(HEAD + '    requirement R [k: v] "words": when a, within 2 steps b\n')
+    assert texted.identity == base.identity
+    untimed = api.parse_text("spec t version 1\n")
+    assert base.identity != untimed.identity
+
+
+@pytest.mark.parametrize(
+    ("members", "message"),
+    [
+        ("    mode m: not m\n    requirement R: always m\n", "defined in terms of itself"),
+        ("    mode m: n\n    mode n: m and a\n    requirement R: always m\n",
+         "defined in terms of itself"),
+        ("    requirement R: always " + "previously " * 150 + "a\n", "nested more than 100"),
+        ("    requirement R: always " + "previously (" * 60 + "a" + ")" * 60 + "\n",
+         "nested more than 100"),
+        ("    requirement R: always " + "not " * 5000 + "a\n", "nested more than 100"),
+        ("    output a: bool\n    requirement R: always a\n", "declared twice"),
+        ("    input x__1: bool\n", "cannot contain '__'"),
+        ("    requirement R: only in m mode, when a, b\n", "takes a response only"),
+    ],
+)
+def test_hostile_blocks_are_bad_input_with_a_place(
+    members: str, message: str, tmp_path: Path
+) -> None:
+    spec = tmp_path / "s.req"
+    head = "spec t version 1\n\ntimed c\n    input a: bool\n    output b: bool\n"
+    declares_modes = "mode m" in members or "mode n" in members
+    spec.write_text(head + ("" if declares_modes else "    mode m: a\n") + members)
+    done = subprocess.run([sys.executable, "-m", "derivative", "check", str(spec)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert f"{spec}:" in done.stderr

@@ -307,7 +307,8 @@ def contract_at(
     contract: Contract, component: TimedComponent, depth: int,
     fixed: Mapping[str, Expr] | None = None,
 ) -> Contract:
-    """The untimed requirement set of ``component`` over ``depth`` steps: a param per
+    """The untimed requirement set ``SPEC.BLOCK@DEPTH`` of ``component`` over ``depth``
+    steps (the name tells a certificate's verifier what to unroll again): a param per
     signal and step, the spec's enums and consts, one requirement per timed requirement
     (same id, text and tags), and, for each name of ``fixed``, a requirement
     ``input.<name>`` pinning that param to its value (an input trace)."""
@@ -329,7 +330,7 @@ def contract_at(
             if isinstance(value, BoolLit) else _equal(name, value),
         ))
     return Contract(
-        name=f"{contract.name}.{component.name}", version=contract.version,
+        name=f"{contract.name}.{component.name}@{depth}", version=contract.version,
         description=contract.description, tolerance=contract.tolerance, files=contract.files,
         declarations=tuple(decls),
         obligations=tuple(obligations),
