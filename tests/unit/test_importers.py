@@ -440,9 +440,11 @@ def test_identifiers() -> None:
     assert identifier("1.2") == "x_1_2"
     assert identifier("in") == "in_"
     assert identifier("steps") == "steps_"
+    assert identifier("a--b") == "a_b" and identifier("__x") == "_x"  # never "__"
     names = Names()
     assert [names.take("a-b"), names.take("a_b"), names.take("a.b")] == ["a_b", "a_b_2",
                                                                          "a_b_3"]
+    assert [names.take("in"), names.take("in")] == ["in_", "in_2"]
 
 
 # --------------------------------------------------------------------------- bad input
