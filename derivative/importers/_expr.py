@@ -365,6 +365,10 @@ class _Writer:
 
     def binary(self, node: Bin) -> tuple[str, int]:
         level = _LEVEL[node.op]
+        if node.op in ("==", "!=", "xor") and _past_inside(node):
+            # the timed layer compares no past form with == or !=: booleans, so iff
+            same = f"{self.write(node.left, 3)} iff {self.write(node.right, 3)}"
+            return (same, 2) if node.op == "==" else (f"not ({same})", 7)
         if node.op == "xor":  # two booleans differ
             left, right = self.write(node.left, 9), self.write(node.right, 9)
             return f"{left} != {right}", level
@@ -402,6 +406,10 @@ class _Writer:
             raise Untranslatable(f"{fn} with these arguments has no counterpart "
                                  "(preBool needs a literal initial value)")
         raise Untranslatable(f"the function {fn} has no counterpart")
+
+
+def _past_inside(node: Node) -> bool:
+    return bool(calls_in(node) & set(_PAST_FORMS))
 
 
 def render(node: Node, names: Mapping[str, str], *, need: int = 0) -> str:
@@ -529,3 +537,63 @@ def _call_uses(node: Call, out: list[tuple[str, str]]) -> None:
     else:
         for arg in node.args:
             _uses(arg, shape(arg) or "int", out)
+
+
+# ------------------------------------------------------------------------------ checking
+
+_NUMERIC = ("int", "real")
+
+
+def check_type(node: Node, types: Mapping[str, str]) -> None:
+    """Refuse (``Untranslatable``) a condition that is not a well-typed ``bool`` once the
+    names have the types ``types`` (``bool``, ``int``, ``real``, ``int in A..B``): what
+    the importer writes must type-check, and a source condition such as ``true < x`` has no
+    meaning to carry over."""
+    found = _type_of(node, types)
+    if found != "bool":
+        raise Untranslatable(f"a condition is {found}, not bool")
+
+
+def _kind(type_: str) -> str:
+    return "int" if type_.startswith("int") else type_
+
+
+def _type_of(node: Node, types: Mapping[str, str]) -> str:
+    if isinstance(node, Name):
+        return _kind(types.get(node.name, "bool"))
+    if isinstance(node, Num):
+        return "real" if node.is_real else "int"
+    if isinstance(node, Bool):
+        return "bool"
+    if isinstance(node, Call):  # a past form here: the other calls were refused when written
+        inner = _type_of(node.args[-1], types) if node.args else "bool"
+        if inner != "bool":
+            raise Untranslatable(f"a past form of {inner}, not bool")
+        return "bool"
+    if isinstance(node, Un):
+        inner = _type_of(node.operand, types)
+        want = "bool" if node.op == "not" else "a number"
+        if (inner == "bool") != (node.op == "not"):
+            raise Untranslatable(f"{'not' if node.op == 'not' else 'minus'} of {inner}, "
+                                 f"not {want}")
+        return inner
+    return _binary_type(node, types)
+
+
+def _binary_type(node: Bin, types: Mapping[str, str]) -> str:
+    left, right = _type_of(node.left, types), _type_of(node.right, types)
+    if node.op in _LOGIC:
+        if left == right == "bool":
+            return "bool"
+        raise Untranslatable(f"{node.op} of {left} and {right}, not two bools")
+    if node.op in ("==", "!="):
+        if (left == "bool") == (right == "bool"):
+            return "bool"
+        raise Untranslatable(f"{node.op} between {left} and {right}")
+    if left not in _NUMERIC or right not in _NUMERIC:
+        raise Untranslatable(f"{node.op} of {left} and {right}, not two numbers")
+    if node.op in _ORDER:
+        return "bool"
+    if node.op == "/" or "real" in (left, right):
+        return "real"
+    return "int"

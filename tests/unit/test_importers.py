@@ -14,9 +14,11 @@ which are not and why, and the timed body of each kind of translation); the gold
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
+import random
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -118,6 +120,82 @@ def test_a_planted_conflict_is_reported_by_check(
     assert (result.status, set(result.core)) == ("infeasible_proven", {"C_1", "C_2"})
 
 
+def _random_condition(rng: random.Random, depth: int, fret: bool, want: str = "bool") -> str:
+    """A condition in FRET's or Hanfor's syntax: mostly well typed, sometimes not."""
+    if want == "num":
+        if depth > 3 or rng.random() < 0.4:
+            return rng.choice(["x", "y", "in", "3", "2.5", "0"])
+        if rng.random() < 0.2:
+            return f"-({_random_condition(rng, depth + 1, fret, 'num')})"
+        op = rng.choice(["+", "*", "-"])
+        return (f"({_random_condition(rng, depth + 1, fret, 'num')} {op} "
+                f"{_random_condition(rng, depth + 1, fret, 'num')})")
+    if depth > 3 or rng.random() < 0.3:
+        return rng.choice(["a", "b", "p.q", "mode", "true", "false", "x"])  # x: a clash
+    sub = [_random_condition(rng, depth + 1, fret) for _ in range(2)]
+    if fret:
+        ops = ["&", "|", "=>", "<=>", "xor", "="]
+        extra = [f"persisted({rng.randint(0, 3)}, {sub[0]})",
+                 f"occurred({rng.randint(0, 3)}, {sub[0]})",
+                 f"preBool({rng.choice(['TRUE', 'FALSE'])}, {sub[0]})"]
+    else:
+        ops = ["&&", "||", "==>", "<==", "<==>", "=="]
+        extra = []
+    nums = [_random_condition(rng, depth + 1, fret, "num") for _ in range(2)]
+    forms = [f"({sub[0]}) {rng.choice(ops)} ({sub[1]})", f"!({sub[0]})",
+             f"{nums[0]} {rng.choice(['<', '<=', '>', '!=', '=' if fret else '=='])} {nums[1]}",
+             *extra]
+    return rng.choice(forms)
+
+
+def _random_fret(rng: random.Random) -> str:
+    reqs = []
+    for k in range(4):
+        cond = rng.choice(["null", "regular", "holding"])
+        sem = {"scope": {"type": rng.choice(["null", "in", "notin", "before", "onlyIn"])},
+               "scope_mode": rng.choice(["m", "a", "(a & b)"]), "condition": cond,
+               "qualifier_word": "upon", "regular_condition": _random_condition(rng, 0, True),
+               "timing": rng.choice(["always", "never", "immediately", "next", "within", "for",
+                                     "after", "until", "before", "eventually"]),
+               "duration": [str(rng.randint(0, 4))], "component_name": "C",
+               "stop_condition": _random_condition(rng, 0, True),
+               "post_condition": _random_condition(rng, 0, True)}
+        reqs.append({"reqid": f"R{k}", "fulltext": "t", "semantics": sem})
+    return json.dumps(reqs)
+
+
+def _random_hanfor(rng: random.Random) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["ID", "Formalization"])
+    for k in range(4):
+        pattern = rng.choice(PATTERNS)
+        slots = {s: str(rng.randint(0, 5)) if rng.random() < 0.4
+                 else _random_condition(rng, 0, False) for s in "RSTUV"}
+        scope = rng.choice(["Globally", 'Before "{}"', 'After "{}"']).format(
+            _random_condition(rng, 1, False))
+        sentence = pattern.sentence.format(**{s: f'"{v}"' for s, v in slots.items()})
+        writer.writerow([f"R{k}", f"{scope}, {sentence}"])
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["fret", "hanfor"])
+def test_whatever_is_written_parses_and_type_checks(kind: str) -> None:
+    # random exports (mostly well-typed conditions, some not, every scope, timing and
+    # pattern): a requirement is translated or refused, and what is written always loads
+    rng = random.Random(20261202)
+    written = 0
+    for _ in range(150):
+        text = _random_fret(rng) if kind == "fret" else _random_hanfor(rng)
+        result = api.import_requirements(kind, f"random.{kind}", text=text)
+        assert len(result.translated) + len(result.untranslated) == 4
+        if result.translated:
+            loaded = api.parse_text(result.text, "random.req")
+            assert sum(len(c.requirements) for c in loaded.timed) == len(result.translated)
+            written += 1
+    assert written > 40  # the generator is not so wild that nothing is ever translated
+
+
 # --------------------------------------------------------------------------- FRET
 
 FRET_REFUSED = {
@@ -211,6 +289,20 @@ def test_fret_with_a_variables_section_refuses_undeclared_names() -> None:
     result = import_fret(json.dumps(doc), source="c.json")
     assert [(u.source_id, u.reason) for u in result.untranslated] == [
         ("C-1", "ghost is not among the export's variables")]
+
+
+def test_ill_typed_conditions_are_refused() -> None:
+    doc = json.loads((HERE / "fret_conflict.json").read_text(encoding="utf-8"))
+    doc["requirements"][0]["semantics"]["post_condition"] = "(pullup & (1 < TRUE))"
+    doc["requirements"][1]["semantics"]["post_condition"] = "(! (pullup xor preBool(FALSE, "\
+        "pullup)))"
+    result = import_fret(json.dumps(doc), source="c.json")
+    assert [(u.source_id, u.reason) for u in result.untranslated] == [
+        ("C-1", "not well typed: < of int and bool, not two numbers")]
+    # xor beside a past form is written with iff: the timed layer has no != on past forms
+    assert bodies(result) == {"C_2": "at the next step not not (pullup iff (previously "
+                                      "pullup))"}
+    api.parse_text(result.text, "c.req")
 
 
 def test_fret_mode_without_a_variable_is_refused() -> None:
