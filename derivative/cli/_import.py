@@ -96,6 +96,7 @@ def _run(kind: str, args: argparse.Namespace, stdout: TextIO, stderr: TextIO) ->
         report = {**result.to_json(), "output": args.output}
         if args.output is None:
             report["text"] = result.text
+        api.ImportDocument.model_validate(report)  # what is printed is what is published
         stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     elif args.output is None:
         stdout.write(result.text)

@@ -15,6 +15,7 @@ which are not and why, and the timed body of each kind of translation); the gold
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import json
 import os
@@ -38,7 +39,8 @@ from derivative.importers._writer import quote
 if TYPE_CHECKING:
     from conftest import Golden
 
-HERE = Path(__file__).resolve().parents[1] / "importers"
+ROOT = Path(__file__).resolve().parents[2]
+HERE = ROOT / "tests" / "importers"
 GOLDEN = HERE / "golden"
 
 FIXTURES = [
@@ -659,6 +661,13 @@ def test_json_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     report = json.loads(out)
     assert code == 0
     assert report["format"] == "derivative.import/v1" and report["output"] is None
+    api.ImportDocument.model_validate(report)
+    if importlib.util.find_spec("jsonschema") is not None:
+        import jsonschema
+
+        schema = json.loads((ROOT / "derivative" / "schemas" /
+                             "derivative.import.v1.schema.json").read_text(encoding="utf-8"))
+        jsonschema.Draft202012Validator(schema).validate(report)
     assert report["text"] == imported("hanfor", "hanfor_columns.csv").text
     assert report["untranslated"][0] == {
         "id": "ST-4", "reason": "the pattern 'Blink' is not one the importer knows"}
