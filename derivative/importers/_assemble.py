@@ -24,8 +24,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ._expr import ATOM, Name, Node, Untranslatable, check_type, names_in, render, uses
+from ._expr import ATOM, render
+from ._exprtypes import check_type, uses
 from ._model import Declared, Draft, ImportResult, Names, NotTranslated, Translated
+from ._tree import Name, Node, Untranslatable, names_in
 from ._writer import Block, Requirement, Signal, render_spec
 
 __all__ = ["assemble"]

@@ -1,93 +1,40 @@
 """Reading the condition languages of FRET and Hanfor, and writing them in derivative's.
 
 FRET writes ``&``, ``|``, ``!``, ``=>``, ``<=>``, ``xor``, ``=`` and function calls such as
-``persisted(3, p)``; Hanfor writes ``&&``, ``||``, ``!``, ``==>``, ``==``.  The two
+``persisted(3, p)``; Hanfor writes ``&&``, ``||``, ``!``, ``==>``, ``<==``, ``==``.  The two
 languages overlap so much that one reader takes both (their union), and a requirement whose
 condition it cannot read is listed as not translated, never guessed at.
 
-``parse`` gives a small syntax tree; ``render`` writes it in derivative's syntax with only
-the brackets the language's precedence needs (the timed past-time forms are always
-bracketed, so their meaning never depends on where the timed parser puts them), and
-``uses`` says how each name is used, which is what type inference needs when an export
-declares no variables.  A construct with no counterpart raises ``Untranslatable`` with the
-reason, which the caller records against the requirement.
+``parse`` gives a small syntax tree (``_tree``); ``render`` writes it in derivative's
+syntax with only the brackets the language's precedence needs (the timed past-time forms
+are always bracketed, so their meaning never depends on where the timed parser puts them).
+A construct with no counterpart raises ``Untranslatable`` with the reason, which the caller
+records against the requirement.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
-from typing import Final, TypeAlias
+from typing import Final
 
-__all__ = [
-    "BECOMES",
-    "Bin",
-    "Bool",
-    "Call",
-    "Name",
-    "Node",
-    "Num",
-    "Un",
-    "Untranslatable",
-    "names_in",
-    "parse",
-    "render",
-    "shape",
-    "uses",
-]
+from ._tree import (
+    BECOMES,
+    PAST_FORMS,
+    Bin,
+    Bool,
+    Call,
+    Name,
+    Node,
+    Num,
+    Un,
+    Untranslatable,
+    calls_in,
+    children,
+)
 
-
-class Untranslatable(Exception):
-    """Control flow: a requirement (or a part of it) has no timed counterpart; ``reason``
-    says why in a few words.  Caught by the importer, which lists the requirement."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-@dataclass(frozen=True)
-class Name:
-    name: str
-
-
-@dataclass(frozen=True)
-class Num:
-    text: str
-    """Decimal text in derivative's syntax (``3``, ``0.5``)."""
-
-    @property
-    def is_real(self) -> bool:
-        return "." in self.text
-
-
-@dataclass(frozen=True)
-class Bool:
-    value: bool
-
-
-@dataclass(frozen=True)
-class Un:
-    op: str  # "not" | "neg"
-    operand: Node
-
-
-@dataclass(frozen=True)
-class Bin:
-    op: str  # "iff" "implies" "or" "xor" "and" "==" "!=" "<" "<=" ">" ">=" "+" "-" "*" "/" "%" "**"
-    left: Node
-    right: Node
-
-
-@dataclass(frozen=True)
-class Call:
-    function: str
-    args: tuple[Node, ...]
-
-
-Node: TypeAlias = "Name | Num | Bool | Un | Bin | Call"
+__all__ = ["ATOM", "MAX_DEPTH", "MAX_NESTING", "duration", "parse", "render"]
 
 # ------------------------------------------------------------------------------ reading
 
@@ -112,6 +59,8 @@ _AND = {"&": "and", "&&": "and", "and": "and"}
 _NOT = {"!", "~", "not"}
 _COMPARE = {"=": "==", "==": "==", "!=": "!=", "~=": "!=", "<": "<", "<=": "<=",
             ">": ">", ">=": ">="}
+COMPARE_OPS: Final = frozenset(_COMPARE.values())
+"""The comparison operators of a tree (``==``, ``!=``, ``<``, ...)."""
 _ADD = {"+": "+", "-": "-"}
 _MUL = {"*": "*", "/": "/", "%": "%", "mod": "%"}
 _WORDS = {"and", "or", "not", "xor", "mod", "true", "false"}
@@ -308,16 +257,11 @@ def _depth(node: Node) -> int:
     while stack:
         n, d = stack.pop()
         deepest = max(deepest, d)
-        stack.extend((c, d + 1) for c in _children(n))
+        stack.extend((c, d + 1) for c in children(n))
     return deepest
 
 
 # ------------------------------------------------------------------------------ writing
-
-BECOMES: Final = "@becomes"
-"""The function name of ``E becomes true`` in a tree (no export can spell it)."""
-
-_PAST_FORMS: Final = ("preBool", "persisted", "occurred", BECOMES)
 
 _LEVEL: Final[dict[str, int]] = {
     "iff": 2, "implies": 3, "or": 5, "and": 6, "not": 7,
@@ -409,7 +353,7 @@ class _Writer:
 
 
 def _past_inside(node: Node) -> bool:
-    return bool(calls_in(node) & set(_PAST_FORMS))
+    return bool(calls_in(node) & set(PAST_FORMS))
 
 
 def render(node: Node, names: Mapping[str, str], *, need: int = 0) -> str:
@@ -417,183 +361,3 @@ def render(node: Node, names: Mapping[str, str], *, need: int = 0) -> str:
     written as it is), bracketed as a whole when its top operator binds looser than
     ``need`` (``render(n, names, need=ATOM)`` is safe anywhere)."""
     return _Writer(names).write(node, need)
-
-
-# ------------------------------------------------------------------------------ typing
-
-
-def _children(node: Node) -> Iterator[Node]:
-    if isinstance(node, Un):
-        yield node.operand
-    elif isinstance(node, Bin):
-        yield node.left
-        yield node.right
-    elif isinstance(node, Call):
-        yield from node.args
-
-
-def calls_in(node: Node) -> set[str]:
-    """The functions a condition calls (the past forms included)."""
-    out: set[str] = set()
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Call):
-            out.add(n.function)
-        stack.extend(_children(n))
-    return out
-
-
-def names_in(node: Node) -> list[str]:
-    """The names a condition reads, in order of first appearance."""
-    out: list[str] = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Name) and n.name not in out:
-            out.append(n.name)
-        stack.extend(reversed(list(_children(n))))
-    return out
-
-
-_LOGIC = {"iff", "implies", "or", "and", "xor"}
-_ORDER = {"<", "<=", ">", ">="}
-_ARITH = {"+", "-", "*", "/", "%", "**"}
-
-
-def shape(node: Node) -> str | None:
-    """``bool``, ``real`` or ``int`` when the form of ``node`` says it, else ``None`` (a bare
-    name, or the call of an unknown function)."""
-    if isinstance(node, Bool) or (isinstance(node, Call) and node.function in _PAST_FORMS):
-        return "bool"
-    if isinstance(node, Un):
-        return "bool" if node.op == "not" else shape(node.operand) or "int"
-    if isinstance(node, Bin):
-        if node.op in _LOGIC or node.op in _COMPARE.values():
-            return "bool"
-        return "real" if _has_real(node) or node.op == "/" else "int"
-    if isinstance(node, Num):
-        return "real" if node.is_real else "int"
-    return None
-
-
-def _has_real(node: Node) -> bool:
-    if isinstance(node, Num):
-        return node.is_real
-    return any(_has_real(c) for c in _children(node) if not isinstance(c, Call))
-
-
-def uses(node: Node) -> list[tuple[str, str]]:
-    """How each name of ``node`` is used: ``bool`` (as a condition), ``int`` or ``real``
-    (in arithmetic or an ordering; ``real`` beside a decimal literal), or ``=NAME`` (compared
-    for equality with the name ``NAME``, whose type it shares)."""
-    out: list[tuple[str, str]] = []
-    _uses(node, "bool", out)
-    return out
-
-
-def _uses(node: Node, want: str, out: list[tuple[str, str]]) -> None:
-    if isinstance(node, Name):
-        out.append((node.name, want))
-    elif isinstance(node, Un):
-        _uses(node.operand, "bool" if node.op == "not" else _numeric(node), out)
-    elif isinstance(node, Bin) and node.op in _LOGIC:
-        _uses(node.left, "bool", out)
-        _uses(node.right, "bool", out)
-    elif isinstance(node, Bin) and node.op in ("==", "!="):
-        _equality(node, out)
-    elif isinstance(node, Bin):
-        numeric = _numeric(node)
-        _uses(node.left, numeric, out)
-        _uses(node.right, numeric, out)
-    elif isinstance(node, Call):
-        _call_uses(node, out)
-
-
-def _numeric(node: Node) -> str:
-    return "real" if _has_real(node) else "int"
-
-
-def _equality(node: Bin, out: list[tuple[str, str]]) -> None:
-    left, right = shape(node.left), shape(node.right)
-    known = left or right
-    if known is not None:
-        if known != "bool":
-            known = _numeric(node)
-        _uses(node.left, known, out)
-        _uses(node.right, known, out)
-        return
-    if isinstance(node.left, Name) and isinstance(node.right, Name):
-        out.append((node.left.name, "=" + node.right.name))
-        out.append((node.right.name, "=" + node.left.name))
-        return
-    _uses(node.left, "int", out)
-    _uses(node.right, "int", out)
-
-
-def _call_uses(node: Call, out: list[tuple[str, str]]) -> None:
-    if node.function in _PAST_FORMS and node.args:
-        _uses(node.args[-1], "bool", out)
-    else:
-        for arg in node.args:
-            _uses(arg, shape(arg) or "int", out)
-
-
-# ------------------------------------------------------------------------------ checking
-
-_NUMERIC = ("int", "real")
-
-
-def check_type(node: Node, types: Mapping[str, str]) -> None:
-    """Refuse (``Untranslatable``) a condition that is not a well-typed ``bool`` once the
-    names have the types ``types`` (``bool``, ``int``, ``real``, ``int in A..B``): what
-    the importer writes must type-check, and a source condition such as ``true < x`` has no
-    meaning to carry over."""
-    found = _type_of(node, types)
-    if found != "bool":
-        raise Untranslatable(f"a condition is {found}, not bool")
-
-
-def _kind(type_: str) -> str:
-    return "int" if type_.startswith("int") else type_
-
-
-def _type_of(node: Node, types: Mapping[str, str]) -> str:
-    if isinstance(node, Name):
-        return _kind(types.get(node.name, "bool"))
-    if isinstance(node, Num):
-        return "real" if node.is_real else "int"
-    if isinstance(node, Bool):
-        return "bool"
-    if isinstance(node, Call):  # a past form here: the other calls were refused when written
-        inner = _type_of(node.args[-1], types) if node.args else "bool"
-        if inner != "bool":
-            raise Untranslatable(f"a past form of {inner}, not bool")
-        return "bool"
-    if isinstance(node, Un):
-        inner = _type_of(node.operand, types)
-        want = "bool" if node.op == "not" else "a number"
-        if (inner == "bool") != (node.op == "not"):
-            raise Untranslatable(f"{'not' if node.op == 'not' else 'minus'} of {inner}, "
-                                 f"not {want}")
-        return inner
-    return _binary_type(node, types)
-
-
-def _binary_type(node: Bin, types: Mapping[str, str]) -> str:
-    left, right = _type_of(node.left, types), _type_of(node.right, types)
-    if node.op in _LOGIC:
-        if left == right == "bool":
-            return "bool"
-        raise Untranslatable(f"{node.op} of {left} and {right}, not two bools")
-    if node.op in ("==", "!="):
-        if (left == "bool") == (right == "bool"):
-            return "bool"
-        raise Untranslatable(f"{node.op} between {left} and {right}")
-    if left not in _NUMERIC or right not in _NUMERIC:
-        raise Untranslatable(f"{node.op} of {left} and {right}, not two numbers")
-    if node.op in _ORDER:
-        return "bool"
-    if node.op == "/" or "real" in (left, right):
-        return "real"
-    return "int"

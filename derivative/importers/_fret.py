@@ -22,9 +22,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._assemble import assemble
-from ._expr import Node, Un, Untranslatable, calls_in, parse
+from ._expr import parse
 from ._input import BadExport, read_json
 from ._model import Declared, Draft, ImportOptions, ImportResult, NotTranslated, ScopeRef
+from ._tree import Node, Un, Untranslatable, calls_in
 
 __all__ = ["import_fret"]
 

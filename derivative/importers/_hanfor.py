@@ -27,10 +27,11 @@ from derivative._strictjson import JSONRefused
 from derivative._strictjson import loads as strict_loads
 
 from ._assemble import assemble
-from ._expr import Untranslatable, parse
+from ._expr import parse
 from ._input import BadExport, read_csv
 from ._model import Draft, ImportOptions, ImportResult, NotTranslated, ScopeRef
 from ._patterns import PATTERNS, Pattern, by_name
+from ._tree import Untranslatable
 
 __all__ = ["import_hanfor"]
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ._expr import Node
+from ._tree import Node
 
 __all__ = [
     "AVOID",

@@ -19,7 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from ._expr import Bin, Bool, Call, Node, Num, Un, Untranslatable, parse
+from ._expr import parse
+from ._tree import BECOMES, Bin, Bool, Call, Node, Num, Un, Untranslatable
 
 __all__ = ["PATTERNS", "Body", "Pattern", "Slots", "by_name"]
 
@@ -93,7 +94,7 @@ class Pattern:
 
 
 def _becomes(n: Node) -> Node:
-    return Call("@becomes", (n,))
+    return Call(BECOMES, (n,))
 
 
 def _held(n: Node, steps: int) -> Node:

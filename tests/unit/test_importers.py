@@ -30,10 +30,11 @@ from derivative._errors import UsageError
 from derivative.cli import main
 from derivative.grammar import RESERVED
 from derivative.importers import BadExport, ImportOptions, import_fret, import_hanfor
-from derivative.importers._expr import Untranslatable, parse, render
+from derivative.importers._expr import parse, render
 from derivative.importers._hanfor import _sentence
 from derivative.importers._model import AVOID, Names, identifier
 from derivative.importers._patterns import PATTERNS
+from derivative.importers._tree import Untranslatable
 from derivative.importers._writer import quote
 
 if TYPE_CHECKING:
