@@ -18,7 +18,6 @@ __all__ = ["check_type", "shape", "uses"]
 
 _LOGIC = {"iff", "implies", "or", "and", "xor"}
 _ORDER = {"<", "<=", ">", ">="}
-_ARITH = {"+", "-", "*", "/", "%", "**"}
 
 
 def shape(node: Node) -> str | None:

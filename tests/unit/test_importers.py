@@ -451,6 +451,31 @@ def test_hanfor_s_own_export_with_json_formalisations() -> None:
     assert "    mode scope: calibrated\n" in result.text
 
 
+def test_the_fixtures_cover_every_form() -> None:
+    # every pattern with a timed form is translated somewhere in the Hanfor fixtures, and
+    # every FRET scope, trigger and timing that is translated appears in the FRET ones
+    patterns = {tag for name in ("hanfor_mixer.csv", "hanfor_columns.csv", "hanfor_export.csv")
+                for line in imported("hanfor", name).text.splitlines()
+                if line.startswith("    requirement ")
+                for tag in [line.split('pattern: "')[1].split('"')[0]]}
+    assert patterns == {p.name for p in PATTERNS if p.build is not None}
+    fret = set()
+    for name in ("fret_autopilot.json", "fret_no_variables.json"):
+        doc = json.loads((HERE / name).read_text(encoding="utf-8"))
+        reqs = doc["requirements"] if isinstance(doc, dict) else doc
+        written = {t.source_id for t in imported("fret", name).translated}
+        for r in reqs:
+            if r["reqid"] in written:
+                s = r["semantics"]
+                fret |= {("scope", s["scope"]["type"]), ("condition", s["condition"]),
+                         ("timing", s["timing"]), ("word", s.get("qualifier_word"))}
+    assert fret >= {("scope", k) for k in ("null", "in", "notin", "onlyIn", "before")}
+    assert fret >= {("timing", k) for k in ("immediately", "next", "within", "for", "after",
+                                            "until", "before", "always", "never", "null")}
+    assert fret >= {("condition", k) for k in ("null", "regular", "holding")}
+    assert fret >= {("word", k) for k in ("upon", "when", "if", "unless", "whenever")}
+
+
 def test_every_hanfor_sentence_is_read_back_to_its_pattern() -> None:
     # each pattern's own sentence, its slots filled, reads as that pattern (the regular
     # expressions do not shadow one another)
