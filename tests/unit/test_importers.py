@@ -216,6 +216,11 @@ FRET_MEANINGS = [
     ("for", "2", f"when {_at(3)}, not y", True),
     ("next", None, f"when {_at(1)}, not y", False),
     ("immediately", None, f"when {_at(0)}, not y", False),
+    # FRET: until holds when the stop condition holds at the trigger; before is broken then
+    ("until", None, "always s and not y", True),
+    ("until", None, f"when {_at(0)}, not s and not y", False),
+    ("before", None, "always s", False),
+    ("before", None, f"when {_at(0)}, not s and y", True),
 ]
 
 
@@ -225,7 +230,8 @@ def test_fret_timings_mean_what_fret_says(
 ) -> None:
     sem = {"scope": {"type": "null"}, "condition": "regular", "qualifier_word": "upon",
            "regular_condition": "(x)", "timing": timing, "duration": [steps] if steps else None,
-           "response": "satisfaction", "post_condition": "(y)", "component_name": "C"}
+           "stop_condition": "(s)", "response": "satisfaction", "post_condition": "(y)",
+           "component_name": "C"}
     text = import_fret(json.dumps([{"reqid": "A", "semantics": sem}]), source="a.json").text
     text += f"    requirement X0: immediately x\n    requirement E: {extra}\n"
     [result] = api.check_timed(api.parse_text(text, "a.req"), api.TimedOptions(depth=6))
