@@ -172,6 +172,9 @@ def _draft(req: Mapping[str, Any], reqid: str, where: str) -> Draft | NotTransla
     if not sem:
         return NotTranslated(reqid, "not formalised in FRET (the export has no semantics "
                              "for it)")
+    if str(sem.get("type", "nasa")).lower() == "freeform":
+        return NotTranslated(reqid, "a free-form requirement: FRET has no structured "
+                             "reading of it")
     component = (_field(sem, "component_name", where) or _field(req, "component_name", where)
                  or "system")
     text = _field(req, "fulltext", where) or ""

@@ -304,6 +304,7 @@ def test_fret_without_variables_infers_declarations() -> None:
     assert [(u.source_id, u.reason) for u in result.untranslated] == [
         ("P-6", "level is used both as a condition and as a number"),
         ("P-8", "a power whose exponent is not a whole-number literal"),
+        ("P-9", "a free-form requirement: FRET has no structured reading of it"),
     ]
     text = result.text
     for line in ("input start: bool", "output flow: real", "output level: int",
