@@ -61,6 +61,9 @@ _EXPORTS: dict[str, str] = {
     "BuildOptions": "derivative.forge.build",
     "BuildReport": "derivative.forge.build",
     "verify_package": "derivative.api",
+    "import_requirements": "derivative.api",
+    "ImportOptions": "derivative.importers",
+    "ImportResult": "derivative.importers",
     # audit memory: one record per top-level call
     "subscribe": "derivative._audit",
     "unsubscribe": "derivative._audit",
@@ -74,6 +77,8 @@ __all__ = [
     "Contract",
     "DerivativeError",
     "ExitCode",
+    "ImportOptions",
+    "ImportResult",
     "LoadedContract",
     "Obligation",
     "RunEvidence",
@@ -94,6 +99,7 @@ __all__ = [
     "contract_json",
     "evaluate",
     "generate_tests",
+    "import_requirements",
     "ledger_status",
     "load",
     "parse_text",
@@ -125,6 +131,7 @@ if TYPE_CHECKING:  # static checkers see real imports; the runtime stays lazy
     from derivative.api import check as check
     from derivative.api import contract_json as contract_json
     from derivative.api import generate_tests as generate_tests
+    from derivative.api import import_requirements as import_requirements
     from derivative.api import ledger_status as ledger_status
     from derivative.api import load as load
     from derivative.api import parse_text as parse_text
@@ -139,6 +146,8 @@ if TYPE_CHECKING:  # static checkers see real imports; the runtime stays lazy
     from derivative.forge.run import RunReport as RunReport
     from derivative.forge.testing import RunEvidence as RunEvidence
     from derivative.forge.testing import TestOptions as TestOptions
+    from derivative.importers import ImportOptions as ImportOptions
+    from derivative.importers import ImportResult as ImportResult
     from derivative.solver import CheckOptions as CheckOptions
     from derivative.solver import CheckResult as CheckResult
 

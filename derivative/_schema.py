@@ -37,6 +37,7 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     "derivative.posture-policy.v1.schema.json": ("derivative.forge.posture", "PolicyFile"),
     "derivative.run.v1.schema.json": ("derivative.forge.run", "RunDocument"),
     "derivative.outcome.v1.schema.json": ("derivative.forge.build", "OutcomeDocument"),
+    "derivative.import.v1.schema.json": ("derivative.importers", "ImportDocument"),
 }
 """Every published schema: the file it is written to and the model it is generated from."""
 

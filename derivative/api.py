@@ -74,6 +74,7 @@ if TYPE_CHECKING:
     from derivative.forge.sandbox import build_image as build_image
     from derivative.forge.testing import RunEvidence
     from derivative.forge.testing import TestOptions as TestOptions
+    from derivative.importers import ImportDocument as ImportDocument
     from derivative.importers import ImportOptions as ImportOptions
     from derivative.importers import ImportResult
     from derivative.solver import CheckOptions as CheckOptions
@@ -726,6 +727,7 @@ _FACES: dict[str, tuple[str, str]] = {
     "available_policies": ("derivative.forge.posture", "available_policies"),
     "validate_code": ("derivative.forge.posture", "validate_path"),
     "ImportOptions": ("derivative.importers", "ImportOptions"),
+    "ImportDocument": ("derivative.importers", "ImportDocument"),
 }
 
 

@@ -96,11 +96,14 @@ def _run(kind: str, args: argparse.Namespace, stdout: TextIO, stderr: TextIO) ->
         report = {**result.to_json(), "output": args.output}
         if args.output is None:
             report["text"] = result.text
+        api.ImportDocument.model_validate(report)  # what is printed is what is published
         stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     elif args.output is None:
         stdout.write(result.text)
     total = len(result.translated) + len(result.untranslated)
     where = f"wrote {args.output}: " if args.output is not None else ""
+    skipped = len(result.skipped)
     stderr.write(f"{where}{len(result.translated)} of {total} requirements translated"
-                 + (f", {len(result.skipped)} rows skipped" if result.skipped else "") + "\n")
+                 + (f", {skipped} row{'s' if skipped > 1 else ''} skipped" if skipped else "")
+                 + "\n")
     return ExitCode.NO if args.strict and result.untranslated else ExitCode.OK

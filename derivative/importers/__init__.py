@@ -10,13 +10,19 @@ translation tables.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._fret import import_fret
 from ._hanfor import import_hanfor
 from ._input import BadExport, read_export
 from ._model import ImportOptions, ImportResult, NotTranslated, Translated
 
+if TYPE_CHECKING:
+    from ._document import ImportDocument as ImportDocument
+
 __all__ = [
     "BadExport",
+    "ImportDocument",
     "ImportOptions",
     "ImportResult",
     "NotTranslated",
@@ -25,3 +31,13 @@ __all__ = [
     "import_hanfor",
     "read_export",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``ImportDocument`` (a pydantic model) is imported on first use: only ``--json`` and
+    the schema generator need it."""
+    if name == "ImportDocument":
+        from ._document import ImportDocument
+
+        return ImportDocument
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

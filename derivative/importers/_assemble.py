@@ -14,7 +14,8 @@ importer can tell:
    beside a decimal literal, ``int`` otherwise; a name both a condition and a number
    refuses the requirements that use it as a condition; a name compared with ``=`` to
    another takes its type;
-5. a name that a response reads is an ``output``, any other an ``input`` (declared
+5. every condition must then be a well-typed ``bool`` (``true < x`` is refused);
+6. a name that a response reads is an ``output``, any other an ``input`` (declared
    directions win).
 """
 
@@ -23,8 +24,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ._expr import ATOM, Name, Node, Untranslatable, names_in, render, uses
+from ._expr import ATOM, render
+from ._exprtypes import check_type, uses
 from ._model import Declared, Draft, ImportResult, Names, NotTranslated, Translated
+from ._tree import Name, Node, Untranslatable, names_in
 from ._writer import Block, Requirement, Signal, render_spec
 
 __all__ = ["assemble"]
@@ -161,6 +164,20 @@ def _refuse_clashes(p: _Place, types: Mapping[str, str]) -> None:
             break
 
 
+def _refuse_ill_typed(p: _Place, types: Mapping[str, str]) -> bool:
+    """Refuse the drafts whose conditions are not well-typed bools; whether any was."""
+    refused = False
+    for d in list(p.drafts):
+        nodes = _conditions(d) + ([p.modes[id(d)][1]] if id(d) in p.modes else [])
+        try:
+            for node in nodes:
+                check_type(node, types)
+        except Untranslatable as why:
+            p.refuse(d, f"not well typed: {why.reason}")
+            refused = True
+    return refused
+
+
 def _signals(p: _Place, types: Mapping[str, str]) -> tuple[list[Signal], dict[str, str]]:
     outputs: set[str] = set()
     order: list[str] = []
@@ -251,6 +268,8 @@ def _settle(p: _Place) -> tuple[list[Signal], list[tuple[str, str]], dict[int, s
             p.refuse(d, why.reason)
     _refuse_clashes(p, _infer(p))
     types = _infer(p)
+    while _refuse_ill_typed(p, types):  # a refusal can change what the rest infers
+        types = _infer(p)
     signals, renamed = _signals(p, types)
     modes, by_draft = _modes(p, renamed)
     return signals, modes, by_draft, renamed

@@ -1,99 +1,55 @@
 """Reading the condition languages of FRET and Hanfor, and writing them in derivative's.
 
 FRET writes ``&``, ``|``, ``!``, ``=>``, ``<=>``, ``xor``, ``=`` and function calls such as
-``persisted(3, p)``; Hanfor writes ``&&``, ``||``, ``!``, ``==>``, ``==``.  The two
+``persisted(3, p)``; Hanfor writes ``&&``, ``||``, ``!``, ``==>``, ``<==``, ``==``.  The two
 languages overlap so much that one reader takes both (their union), and a requirement whose
 condition it cannot read is listed as not translated, never guessed at.
 
-``parse`` gives a small syntax tree; ``render`` writes it in derivative's syntax with only
-the brackets the language's precedence needs (the timed past-time forms are always
-bracketed, so their meaning never depends on where the timed parser puts them), and
-``uses`` says how each name is used, which is what type inference needs when an export
-declares no variables.  A construct with no counterpart raises ``Untranslatable`` with the
-reason, which the caller records against the requirement.
+``parse`` gives a small syntax tree (``_tree``); ``render`` writes it in derivative's
+syntax with only the brackets the language's precedence needs (the timed past-time forms
+are always bracketed, so their meaning never depends on where the timed parser puts them).
+A construct with no counterpart raises ``Untranslatable`` with the reason, which the caller
+records against the requirement.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
-from typing import Final, TypeAlias
+from typing import Final
 
-__all__ = [
-    "Bin",
-    "Bool",
-    "Call",
-    "Name",
-    "Node",
-    "Num",
-    "Un",
-    "Untranslatable",
-    "names_in",
-    "parse",
-    "render",
-    "shape",
-    "uses",
-]
+from ._tree import (
+    BECOMES,
+    PAST_FORMS,
+    Bin,
+    Bool,
+    Call,
+    Name,
+    Node,
+    Num,
+    Un,
+    Untranslatable,
+    calls_in,
+    children,
+)
 
-
-class Untranslatable(Exception):
-    """Control flow: a requirement (or a part of it) has no timed counterpart; ``reason``
-    says why in a few words.  Caught by the importer, which lists the requirement."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-@dataclass(frozen=True)
-class Name:
-    name: str
-
-
-@dataclass(frozen=True)
-class Num:
-    text: str
-    """Decimal text in derivative's syntax (``3``, ``0.5``)."""
-
-    @property
-    def is_real(self) -> bool:
-        return "." in self.text
-
-
-@dataclass(frozen=True)
-class Bool:
-    value: bool
-
-
-@dataclass(frozen=True)
-class Un:
-    op: str  # "not" | "neg"
-    operand: Node
-
-
-@dataclass(frozen=True)
-class Bin:
-    op: str  # "iff" "implies" "or" "xor" "and" "==" "!=" "<" "<=" ">" ">=" "+" "-" "*" "/" "%" "**"
-    left: Node
-    right: Node
-
-
-@dataclass(frozen=True)
-class Call:
-    function: str
-    args: tuple[Node, ...]
-
-
-Node: TypeAlias = "Name | Num | Bool | Un | Bin | Call"
+__all__ = ["ATOM", "MAX_DEPTH", "MAX_NESTING", "duration", "parse", "render"]
 
 # ------------------------------------------------------------------------------ reading
 
+MAX_NESTING: Final = 40
+"""The deepest nesting of brackets, negations and implications read (each level costs the
+reader a dozen stack frames)."""
+
+MAX_DEPTH: Final = 90
+"""The deepest tree read: every later step (writing, typing) recurses over the tree, and
+the language reads at most 100 levels (docs/language.md §7.2)."""
+
 _TOKEN: Final = re.compile(
     r"\s*(?:(?P<num>\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)"
-    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-    r"|(?P<op><==>|<=>|<->|==>|=>|->|&&|\|\||==|!=|~=|<=|>=|[<>=!~&|+\-*/^%(),]))"
+    r"|(?P<name>[A-Za-z_$][A-Za-z0-9_$.]*)"
+    r"|(?P<op><==>|<==|<=>|<->|==>|=>|->|&&|\|\||==|!=|~=|<=|>=|[<>=!~&|+\-*/^%(),]))"
 )
 
 _EQUIV = {"<=>": "iff", "<->": "iff", "<==>": "iff"}
@@ -103,9 +59,17 @@ _AND = {"&": "and", "&&": "and", "and": "and"}
 _NOT = {"!", "~", "not"}
 _COMPARE = {"=": "==", "==": "==", "!=": "!=", "~=": "!=", "<": "<", "<=": "<=",
             ">": ">", ">=": ">="}
+COMPARE_OPS: Final = frozenset(_COMPARE.values())
+"""The comparison operators of a tree (``==``, ``!=``, ``<``, ...)."""
 _ADD = {"+": "+", "-": "-"}
 _MUL = {"*": "*", "/": "/", "%": "%", "mod": "%"}
 _WORDS = {"and", "or", "not", "xor", "mod", "true", "false"}
+
+
+def _shown(text: str) -> str:
+    """A condition quoted in a reason: on one line, at most 80 characters."""
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= 80 else flat[:77] + "...")
 
 
 def _tokens(text: str) -> list[str]:
@@ -116,7 +80,7 @@ def _tokens(text: str) -> list[str]:
         m = _TOKEN.match(stripped, pos)
         if m is None or m.end() == pos:
             bad = stripped[pos:].lstrip()[:1]
-            raise Untranslatable(f"cannot read the condition {text.strip()!r} (at {bad!r})")
+            raise Untranslatable(f"cannot read the condition {_shown(text)} (at {bad!r})")
         token = m.group("num") or m.group("name") or m.group("op")
         assert token is not None
         out.append(token.lower() if token.lower() in _WORDS else token)
@@ -132,6 +96,19 @@ class _Reader:
         self.text = text
         self.toks = _tokens(text)
         self.i = 0
+        self.depth = 0
+
+    def nested(self, read: Callable[[], Node]) -> Node:
+        """``read()`` one level deeper: brackets, ``!``, ``-``, the right of ``=>`` and a
+        call's arguments nest, and past ``MAX_NESTING`` levels the reader stops (before
+        Python's recursion limit could)."""
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise self.fail(f"nested deeper than {MAX_NESTING} levels")
+        try:
+            return read()
+        finally:
+            self.depth -= 1
 
     def peek(self) -> str | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -144,7 +121,7 @@ class _Reader:
         return tok
 
     def fail(self, why: str) -> Untranslatable:
-        return Untranslatable(f"cannot read the condition {self.text.strip()!r}: {why}")
+        return Untranslatable(f"cannot read the condition {_shown(self.text)}: {why}")
 
     def expect(self, tok: str) -> None:
         got = self.take()
@@ -165,7 +142,10 @@ class _Reader:
         left = self.disj()
         if self.peek() in _IMPLY:
             self.take()
-            return Bin("implies", left, self.imply())
+            return Bin("implies", left, self.nested(self.imply))
+        if self.peek() == "<==":  # Hanfor's reverse implication: a <== b is b ==> a
+            self.take()
+            return Bin("implies", self.nested(self.imply), left)
         return left
 
     def disj(self) -> Node:
@@ -180,7 +160,7 @@ class _Reader:
     def neg(self) -> Node:
         if self.peek() in _NOT:
             self.take()
-            return Un("not", self.neg())
+            return Un("not", self.nested(self.neg))
         return self.compare()
 
     def compare(self) -> Node:
@@ -201,27 +181,27 @@ class _Reader:
     def minus(self) -> Node:
         if self.peek() == "-":
             self.take()
-            return Un("neg", self.minus())
+            return Un("neg", self.nested(self.minus))
         return self.power()
 
     def power(self) -> Node:
         base = self.atom()
         if self.peek() == "^":
             self.take()
-            return Bin("**", base, self.minus())
+            return Bin("**", base, self.nested(self.minus))
         return base
 
     def atom(self) -> Node:
         tok = self.take()
         if tok == "(":
-            inner = self.equiv()
+            inner = self.nested(self.equiv)
             self.expect(")")
             return inner
         if tok in ("true", "false"):
             return Bool(tok == "true")
         if tok[0].isdigit() or tok[0] == ".":
             return Num(_decimal(tok))
-        if re.fullmatch(r"[A-Za-z_]\w*", tok) and tok not in _WORDS:
+        if re.fullmatch(r"[A-Za-z_$][\w$.]*", tok) and tok not in _WORDS:
             return self.call(tok) if self.peek() == "(" else Name(tok)
         raise self.fail(f"unexpected {tok!r}")
 
@@ -229,10 +209,10 @@ class _Reader:
         self.expect("(")
         args: list[Node] = []
         if self.peek() != ")":
-            args.append(self.equiv())
+            args.append(self.nested(self.equiv))
             while self.peek() == ",":
                 self.take()
-                args.append(self.equiv())
+                args.append(self.nested(self.equiv))
         self.expect(")")
         return Call(function, tuple(args))
 
@@ -264,7 +244,21 @@ def parse(text: str) -> Node:
     node = reader.equiv()
     if reader.peek() is not None:
         raise reader.fail(f"unexpected {reader.peek()!r}")
+    if _depth(node) > MAX_DEPTH:
+        raise reader.fail(f"more than {MAX_DEPTH} levels of operators (a run of & or | "
+                          "counts one level per operator here)")
     return node
+
+
+def _depth(node: Node) -> int:
+    """The depth of a tree, without recursion (the tree may be a chain of any length)."""
+    deepest = 0
+    stack: list[tuple[Node, int]] = [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        deepest = max(deepest, d)
+        stack.extend((c, d + 1) for c in children(n))
+    return deepest
 
 
 # ------------------------------------------------------------------------------ writing
@@ -315,6 +309,10 @@ class _Writer:
 
     def binary(self, node: Bin) -> tuple[str, int]:
         level = _LEVEL[node.op]
+        if node.op in ("==", "!=", "xor") and _past_inside(node):
+            # the timed layer compares no past form with == or !=: booleans, so iff
+            same = f"{self.write(node.left, 3)} iff {self.write(node.right, 3)}"
+            return (same, 2) if node.op == "==" else (f"not ({same})", 7)
         if node.op == "xor":  # two booleans differ
             left, right = self.write(node.left, 9), self.write(node.right, 9)
             return f"{left} != {right}", level
@@ -336,6 +334,8 @@ class _Writer:
     def call(self, node: Call) -> str:
         fn = node.function
         args = node.args
+        if fn == BECOMES:  # made by the Hanfor patterns, never read from an export
+            return f"({self.write(args[0], ATOM)} becomes true)"
         if fn == "preBool" and len(args) == 2 and isinstance(args[0], Bool):
             inner = self.write(args[1], ATOM)
             if args[0].value:  # true at step 0, then the previous value
@@ -352,117 +352,12 @@ class _Writer:
         raise Untranslatable(f"the function {fn} has no counterpart")
 
 
+def _past_inside(node: Node) -> bool:
+    return bool(calls_in(node) & set(PAST_FORMS))
+
+
 def render(node: Node, names: Mapping[str, str], *, need: int = 0) -> str:
     """``node`` in derivative's syntax, names renamed through ``names`` (a name not in it is
     written as it is), bracketed as a whole when its top operator binds looser than
     ``need`` (``render(n, names, need=ATOM)`` is safe anywhere)."""
     return _Writer(names).write(node, need)
-
-
-# ------------------------------------------------------------------------------ typing
-
-
-def _children(node: Node) -> Iterator[Node]:
-    if isinstance(node, Un):
-        yield node.operand
-    elif isinstance(node, Bin):
-        yield node.left
-        yield node.right
-    elif isinstance(node, Call):
-        yield from node.args
-
-
-def names_in(node: Node) -> list[str]:
-    """The names a condition reads, in order of first appearance."""
-    out: list[str] = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Name) and n.name not in out:
-            out.append(n.name)
-        stack.extend(reversed(list(_children(n))))
-    return out
-
-
-_LOGIC = {"iff", "implies", "or", "and", "xor"}
-_ORDER = {"<", "<=", ">", ">="}
-_ARITH = {"+", "-", "*", "/", "%", "**"}
-
-
-def shape(node: Node) -> str | None:
-    """``bool``, ``real`` or ``int`` when the form of ``node`` says it, else ``None`` (a bare
-    name, or the call of an unknown function)."""
-    if isinstance(node, Bool) or (isinstance(node, Call) and node.function in (
-            "preBool", "persisted", "occurred")):
-        return "bool"
-    if isinstance(node, Un):
-        return "bool" if node.op == "not" else shape(node.operand) or "int"
-    if isinstance(node, Bin):
-        if node.op in _LOGIC or node.op in _COMPARE.values():
-            return "bool"
-        return "real" if _has_real(node) or node.op == "/" else "int"
-    if isinstance(node, Num):
-        return "real" if node.is_real else "int"
-    return None
-
-
-def _has_real(node: Node) -> bool:
-    if isinstance(node, Num):
-        return node.is_real
-    return any(_has_real(c) for c in _children(node) if not isinstance(c, Call))
-
-
-def uses(node: Node) -> list[tuple[str, str]]:
-    """How each name of ``node`` is used: ``bool`` (as a condition), ``int`` or ``real``
-    (in arithmetic or an ordering; ``real`` beside a decimal literal), or ``=NAME`` (compared
-    for equality with the name ``NAME``, whose type it shares)."""
-    out: list[tuple[str, str]] = []
-    _uses(node, "bool", out)
-    return out
-
-
-def _uses(node: Node, want: str, out: list[tuple[str, str]]) -> None:
-    if isinstance(node, Name):
-        out.append((node.name, want))
-    elif isinstance(node, Un):
-        _uses(node.operand, "bool" if node.op == "not" else _numeric(node), out)
-    elif isinstance(node, Bin) and node.op in _LOGIC:
-        _uses(node.left, "bool", out)
-        _uses(node.right, "bool", out)
-    elif isinstance(node, Bin) and node.op in ("==", "!="):
-        _equality(node, out)
-    elif isinstance(node, Bin):
-        numeric = _numeric(node)
-        _uses(node.left, numeric, out)
-        _uses(node.right, numeric, out)
-    elif isinstance(node, Call):
-        _call_uses(node, out)
-
-
-def _numeric(node: Node) -> str:
-    return "real" if _has_real(node) else "int"
-
-
-def _equality(node: Bin, out: list[tuple[str, str]]) -> None:
-    left, right = shape(node.left), shape(node.right)
-    known = left or right
-    if known is not None:
-        if known != "bool":
-            known = _numeric(node)
-        _uses(node.left, known, out)
-        _uses(node.right, known, out)
-        return
-    if isinstance(node.left, Name) and isinstance(node.right, Name):
-        out.append((node.left.name, "=" + node.right.name))
-        out.append((node.right.name, "=" + node.left.name))
-        return
-    _uses(node.left, "int", out)
-    _uses(node.right, "int", out)
-
-
-def _call_uses(node: Call, out: list[tuple[str, str]]) -> None:
-    if node.function in ("preBool", "persisted", "occurred") and len(node.args) == 2:
-        _uses(node.args[1], "bool", out)
-    else:
-        for arg in node.args:
-            _uses(arg, shape(arg) or "int", out)

@@ -5,12 +5,13 @@ Hanfor formalises a requirement as a scope (``Globally``, ``Before P``, ``After 
 (``R``, ``S``, ``T``, ...) hold conditions and durations.  The CSV this importer reads
 (docs/importers.md, "Hanfor CSV") has a header line naming its columns, in any order and
 any case: ``ID`` (required), ``Description``, ``Type``, ``Component``, ``Rationale``, and
-the formalisation either as Hanfor's sentence (``Formalization``: one sentence a line, such
+the formalisation as Hanfor's own export writes it (``Hanfor_Formalization``: JSON), as
+Hanfor's sentence (``Formalization``: one sentence a line, such
 as ``Globally, it is always the case that if "R" holds, then "S" holds after at most "5"
 time units``) or in columns (``Scope``, ``Pattern``, ``P``, ``Q``, ``R``, ``S``, ``T``,
-``U``).  Each pattern with a timed counterpart maps to one timed body; the rest
-(``Existence`` is liveness, ``Precedence`` an unbounded past, ``Between`` a scope closed by a
-second condition) are listed with the reason.
+``U``, ``V``).  Each pattern with a timed counterpart maps to one timed body
+(``_patterns``); the rest (``Existence`` is liveness, ``Precedence`` an unbounded past,
+``Between`` a scope closed by a second condition) are listed with the reason.
 """
 
 from __future__ import annotations
@@ -22,65 +23,19 @@ from dataclasses import dataclass
 from typing import Final
 
 from derivative._errors import SourcePos
+from derivative._strictjson import JSONRefused
+from derivative._strictjson import loads as strict_loads
 
 from ._assemble import assemble
-from ._expr import Call, Node, Num, Un, Untranslatable, parse
+from ._expr import parse
 from ._input import BadExport, read_csv
 from ._model import Draft, ImportOptions, ImportResult, NotTranslated, ScopeRef
+from ._patterns import PATTERNS, Pattern, by_name
+from ._tree import Untranslatable
 
-__all__ = ["PATTERNS", "import_hanfor"]
+__all__ = ["import_hanfor"]
 
 _SLOT = r'"(?P<{}>[^"]*)"'
-
-
-@dataclass(frozen=True)
-class _Pattern:
-    name: str
-    sentence: str
-    """Hanfor's sentence, slots written ``{R}``."""
-    refused: str | None = None
-    """Why it has no timed counterpart, or None."""
-
-    @property
-    def slots(self) -> tuple[str, ...]:
-        return tuple(re.findall(r"\{(\w)\}", self.sentence))
-
-    def regex(self) -> re.Pattern[str]:
-        parts = re.split(r"(\{\w\})", self.sentence)
-        text = "".join(_SLOT.format(p[1]) if re.fullmatch(r"\{\w\}", p)
-                       else re.escape(p).replace(r"\ ", r"\s+") for p in parts)
-        return re.compile(text + r"\s*\.?\s*", re.IGNORECASE)
-
-
-PATTERNS: Final = (
-    _Pattern("Universality", "it is always the case that {R} holds"),
-    _Pattern("Absence", "it is never the case that {R} holds"),
-    _Pattern("Invariance", "it is always the case that if {R} holds, then {S} holds as well"),
-    _Pattern("BoundedResponse", "it is always the case that if {R} holds, then {S} holds "
-             "after at most {T} time units"),
-    _Pattern("EdgeResponseDelay", "it is always the case that once {R} becomes satisfied, "
-             "{S} holds after at most {T} time units"),
-    _Pattern("BoundedInvariance", "it is always the case that if {R} holds, then {S} holds "
-             "for at least {T} time units"),
-    _Pattern("MinDuration", "it is always the case that once {R} becomes satisfied, it "
-             "holds for at least {T} time units"),
-    _Pattern("MaxDuration", "it is always the case that once {R} becomes satisfied, it "
-             "holds for less than {T} time units"),
-    _Pattern("BoundedEntry", "it is always the case that after {R} holds for at least {T} "
-             "time units, then {S} holds"),
-    _Pattern("Existence", "{R} eventually holds", refused="Existence: a liveness property, "
-             "which the timed layer does not have"),
-    _Pattern("Precedence", "it is always the case that if {R} holds, then {S} previously "
-             "held", refused="Precedence: S at some earlier step, an unbounded past (the "
-             "timed layer looks back a bounded number of steps only)"),
-    _Pattern("BoundedExistence", "transitions to states in which {R} holds occur at most "
-             "twice", refused="BoundedExistence: counting occurrences has no counterpart"),
-)
-"""The patterns read, with Hanfor's sentences (docs/importers.md has their timed forms)."""
-
-_BY_NAME = {p.name.lower(): p for p in PATTERNS}
-_BY_NAME.update({"invariant": _BY_NAME["invariance"], "responsedelay": _BY_NAME[
-    "boundedresponse"], "universal": _BY_NAME["universality"]})
 
 _SCOPES: Final = (
     ("Globally", re.compile(r"globally\s*,\s*", re.I)),
@@ -97,7 +52,7 @@ def _key(text: str) -> str:
     return re.sub(r"[\s_]", "", text).lower()
 
 
-def _sentence(text: str) -> tuple[str, _Pattern, dict[str, str]]:
+def _sentence(text: str) -> tuple[str, Pattern, dict[str, str]]:
     """(scope, pattern, slots) of one of Hanfor's formalised sentences."""
     for scope, rx in _SCOPES:
         m = rx.match(text.strip())
@@ -115,53 +70,21 @@ def _sentence(text: str) -> tuple[str, _Pattern, dict[str, str]]:
                          "(Globally, Before, After, Between, After ... until)")
 
 
-def _steps(text: str) -> int:
-    if not re.fullmatch(r"\s*\d+\s*", text):
-        raise Untranslatable(f"the duration {text.strip()!r} is not a whole number of steps")
-    return int(text)
-
-
 def _scope(scope: str, slots: Mapping[str, str]) -> ScopeRef | None:
     key = _key(scope)
     if key in ("globally", "global", ""):
         return None
     if key in ("before", "after"):
-        return ScopeRef(kind=key, condition=_slot(slots, "P", "the scope"))
+        text = slots.get("P", "").strip()
+        if not text:
+            raise Untranslatable(f"the scope {scope} needs P, which is empty")
+        return ScopeRef(kind=key, condition=parse(text))
     if key in ("between", "afteruntil"):
         raise Untranslatable(f"the scope {scope} has no timed counterpart (an interval "
                              "closed by a second condition)")
+    if key == "none":
+        raise Untranslatable("no scope: Hanfor has not formalised it")
     raise Untranslatable(f"the scope {scope!r} is not one the importer knows")
-
-
-def _slot(slots: Mapping[str, str], name: str, what: str) -> Node:
-    text = slots.get(name, "")
-    if not text.strip():
-        raise Untranslatable(f"{what} needs {name}, which is empty")
-    return parse(text)
-
-
-def _body(pattern: _Pattern, slots: Mapping[str, str]
-          ) -> tuple[tuple[str, Node] | None, str, Node, int | None]:
-    """(trigger, timing, response, steps) of a pattern."""
-    if pattern.refused is not None:
-        raise Untranslatable(pattern.refused)
-    what = f"the pattern {pattern.name}"
-    r = _slot(slots, "R", what)
-    t = _steps(slots.get("T", "")) if "T" in pattern.slots else None
-    s = _slot(slots, "S", what) if "S" in pattern.slots else r
-    bodies: dict[str, tuple[tuple[str, Node] | None, str, Node]] = {
-        "Universality": (None, "always", r),
-        "Absence": (None, "never", r),
-        "Invariance": (("when", r), "immediately", s),
-        "BoundedResponse": (("when", r), "within", s),
-        "EdgeResponseDelay": (("upon", r), "within", s),
-        "BoundedInvariance": (("when", r), "for", s),
-        "MinDuration": (("upon", r), "for", r),
-        "MaxDuration": (("upon", r), "within", Un("not", r)),
-        "BoundedEntry": (("when", Call("persisted", (Num(str(t)), r))), "immediately", s),
-    }
-    trigger, timing, response = bodies[pattern.name]
-    return trigger, timing, response, t
 
 
 @dataclass(frozen=True)
@@ -173,13 +96,58 @@ class _Row:
         return self.cells.get(key, "").strip()
 
 
-def _formalisations(row: _Row) -> list[tuple[str, _Pattern, dict[str, str]]]:
+Form = tuple[str, Pattern, dict[str, str]]
+"""(scope, pattern, slots) of one formalisation."""
+
+
+def _bad_cell(row: _Row, source: str, why: str) -> BadExport:
+    return BadExport(f"the Hanfor_Formalization cell {why}", SourcePos(source, row.line, 1),
+                     hint='Hanfor writes {"0": {"scope": "GLOBALLY", "pattern": "...", '
+                     '"expressions": {"R": "..."}}}')
+
+
+def _json_forms(row: _Row, source: str) -> list[Form] | None:
+    """The formalisations of Hanfor's own CSV export: its ``Hanfor_Formalization`` column
+    holds JSON, an object from a number to ``{"scope": "GLOBALLY", "pattern": NAME,
+    "expressions": {"R": "...", ...}}`` (the scope by its name: ``GLOBALLY``, ``BEFORE``,
+    ``AFTER``, ``BETWEEN``, ``AFTER_UNTIL``).  None when the row has no such cell."""
+    cell = row.get("hanforformalization")
+    if not cell:
+        return None
+    try:
+        doc = strict_loads(cell)
+    except JSONRefused as err:
+        raise _bad_cell(row, source, f"is not JSON: {err}") from None
+    if not isinstance(doc, dict):
+        raise _bad_cell(row, source, "is not a JSON object of formalisations")
+    forms: list[Form] = []
+    for key in sorted(doc, key=lambda k: (len(k), k)):
+        f = doc[key]
+        exprs = f.get("expressions", {}) if isinstance(f, dict) else None
+        if not (isinstance(f, dict) and isinstance(f.get("scope"), str)
+                and isinstance(f.get("pattern"), str) and isinstance(exprs, dict)
+                and all(isinstance(v, str) for v in exprs.values())):
+            raise _bad_cell(row, source, f"has a formalisation {key!r} without a scope, a "
+                            "pattern and expressions (text)")
+        name = f["pattern"]
+        pattern = by_name(name) or Pattern(name, "", refused="not a pattern the importer "
+                                           "knows")
+        forms.append((f["scope"], pattern, dict(exprs)))
+    return forms
+
+
+def _formalisations(row: _Row, source: str) -> list[Form]:
+    exported = _json_forms(row, source)
+    if exported is not None:
+        if not exported:
+            raise Untranslatable("no formalisation (the Hanfor_Formalization cell is empty)")
+        return exported
     name = row.get("pattern")
     if name:
-        pattern = _BY_NAME.get(_key(name))
+        pattern = by_name(name)
         if pattern is None:
             raise Untranslatable(f"the pattern {name!r} is not one the importer knows")
-        slots = {k: row.get(k.lower()) for k in "PQRSTU"}
+        slots = {k: row.get(k.lower()) for k in "PQRSTUV"}
         return [(row.get("scope"), pattern, slots)]
     sentences = [s for s in row.get("formalization").splitlines() if s.strip()]
     if not sentences:
@@ -187,9 +155,10 @@ def _formalisations(row: _Row) -> list[tuple[str, _Pattern, dict[str, str]]]:
     return [_sentence(s) for s in sentences]
 
 
-def _drafts(row: _Row, rid: str, component: str) -> list[Draft | NotTranslated]:
+def _drafts(row: _Row, rid: str, component: str, source: str
+            ) -> list[Draft | NotTranslated]:
     try:
-        forms = _formalisations(row)
+        forms = _formalisations(row, source)
     except Untranslatable as why:
         return [NotTranslated(rid, why.reason)]
     out: list[Draft | NotTranslated] = []
@@ -199,7 +168,7 @@ def _drafts(row: _Row, rid: str, component: str) -> list[Draft | NotTranslated]:
         if row.get("rationale"):
             tags.append(("rationale", row.get("rationale")))
         try:
-            trigger, timing, response, steps = _body(pattern, slots)
+            trigger, timing, response, steps = pattern.body(slots, scope)
             draft: Draft | NotTranslated = Draft(
                 source_id=sid, component=component, text=" ".join(row.get(
                     "description").split()), tags=tuple(tags), scope=_scope(scope, slots),
@@ -221,9 +190,9 @@ def _rows(header: Sequence[str], body: Sequence[tuple[int, list[str]]], source: 
     if "id" not in keys:
         raise BadExport(f"{source}: the header names no ID column (columns: "
                         f"{', '.join(header)})")
-    if "formalization" not in keys and "pattern" not in keys:
-        raise BadExport(f"{source}: the header names neither a Formalization nor a Pattern "
-                        "column, so there is nothing to translate")
+    if not {"formalization", "pattern", "hanforformalization"} & set(keys):
+        raise BadExport(f"{source}: the header names no Hanfor_Formalization, Formalization "
+                        "or Pattern column, so there is nothing to translate")
     return [_Row(line, dict(zip(keys, cells, strict=True))) for line, cells in body]
 
 
@@ -243,7 +212,7 @@ def import_hanfor(text: str, *, source: str, options: ImportOptions | None = Non
             skipped.append(NotTranslated(rid, f"its type is {kind!r}, not a requirement"))
             continue
         component = options.component or row.get("component") or "controller"
-        items.extend(_drafts(row, rid, component))
+        items.extend(_drafts(row, rid, component, source))
     stem = os.path.splitext(os.path.basename(source))[0]
     return assemble(
         kind="hanfor", source=source, name=options.name or stem or "imported",

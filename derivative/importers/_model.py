@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ._expr import Node
+from ._tree import Node
 
 __all__ = [
     "AVOID",
@@ -48,13 +48,19 @@ AVOID: Final = frozenset((
 
 def identifier(raw: str, *, prefix: str = "x") -> str:
     """``raw`` as an identifier of the language: other characters become ``_``, a leading
-    digit gets ``prefix_`` before it, and a reserved or timed word a trailing ``_``."""
+    digit gets ``prefix_`` before it, a reserved or timed word a trailing ``_``, and a run
+    of ``_`` becomes one."""
     text = re.sub(r"[^A-Za-z0-9_]", "_", raw.strip())
     if not text or text[0].isdigit():
         text = f"{prefix}_{text}"
     if text in AVOID:
         text += "_"
-    return text
+    return _single(text)
+
+
+def _single(text: str) -> str:
+    """No ``__`` in a name: the timed layer joins a signal and its step with it."""
+    return re.sub(r"__+", "_", text)
 
 
 class Names:
@@ -68,7 +74,7 @@ class Names:
         name, n = base, 1
         while name in self.taken:
             n += 1
-            name = f"{base}_{n}"
+            name = _single(f"{base}_{n}")
         self.taken.add(name)
         return name
 

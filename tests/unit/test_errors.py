@@ -65,6 +65,9 @@ INTERNAL: dict[str, str] = {
     "derivative there): an undefined contract expression, reported by pytest",
     "derivative.forge.codegen._runtime.WrongType": "runs inside a generated test module: a "
     "result of the wrong type, reported by pytest as the test's failure",
+    "derivative.importers._tree.Untranslatable": "control flow inside an importer: a "
+    "requirement with no timed counterpart; the importer lists it as not translated, with "
+    "the reason",
     "derivative.solver._z3util.Unsupported": "control flow: a construct the Z3 encoding does "
     "not cover; the solver answers unknown (or skips a warning) instead",
 }
