@@ -22,18 +22,20 @@ def _shown(v: Value) -> str:
 def _table(trace: Sequence[Mapping[str, Value]]) -> list[str]:
     if not trace:
         return []
-    names = list(trace[0])
+    names = list(dict.fromkeys(n for step in trace for n in step))
     if not names:
         return []
     width = max(len(n) for n in names)
     rows = trace[:_MAX_ROWS]
-    cells = [[_shown(step.get(n, "?")) for step in rows] for n in names]
+    cells = [[_shown(step[n]) if n in step else "-" for step in rows] for n in names]
     col = max(max(len(c) for c in row) for row in cells)
     col = max(col, len(str(len(rows) - 1)))
     steps = " ".join(str(t).rjust(col) for t in range(len(rows)))
     out = ["    " + "step".ljust(width) + " " + steps]
     for n, row in zip(names, cells, strict=True):
         out.append("    " + n.ljust(width) + " " + " ".join(c.rjust(col) for c in row))
+    if any("-" in row for row in cells):
+        out.append("    (-: any value, no requirement reads it)")
     if len(trace) > _MAX_ROWS:
         out.append(f"    ... {len(trace) - _MAX_ROWS} more steps (--json has them all)")
     return out

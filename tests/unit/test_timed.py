@@ -329,3 +329,17 @@ def test_hostile_blocks_are_bad_input_with_a_place(
     assert message in done.stderr
     assert "Traceback" not in done.stderr
     assert f"{spec}:" in done.stderr
+
+
+PLANTED = {"timed_fsm": "FSM6", "timed_mixer": "MX5", "timed_autopilot": "AP4"}
+
+
+@pytest.mark.parametrize("name", sorted(PLANTED))
+def test_each_example_has_only_its_planted_conflict(name: str) -> None:
+    path = ROOT / "examples" / f"{name}.req"
+    lines = path.read_text().splitlines(keepends=True)
+    kept = [x for x in lines if not x.lstrip().startswith(f"requirement {PLANTED[name]} ")]
+    assert len(kept) == len(lines) - 1
+    loaded = api.parse_text("".join(kept), str(path))
+    (result,) = api.check_timed(loaded, TimedOptions(depth=10))
+    assert result.status == "no_conflict", result.explanation
