@@ -18,6 +18,10 @@ from typing import Literal, TypeAlias
 
 from derivative._ast import Expr, Field, Located, TypeRef
 
+MAX_DEPTH = 200
+"""The deepest unrolling ``check --depth`` accepts: read by the command line before
+anything of the timed layer is imported."""
+
 
 class TNow(Located):
     """An ordinary boolean expression over the signals, read at the current step."""

@@ -13,6 +13,7 @@ so that its nodes and any error point into the real file.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -53,11 +54,21 @@ class Block:
     lines: tuple[tuple[Tok, ...], ...]
 
 
+_MAYBE_BLOCK = re.compile(r"(?:^|\r)timed\b", re.MULTILINE)
+# The lexer's line ends, and only those (str.splitlines also breaks at \v, \x1c, U+2028 ...,
+# which may sit in a comment or a string and would shift every later line).
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\n|\r)|[^\r\n]+$")
+
+
 def split_blocks(text: str) -> tuple[str, list[Block]]:
     """The text with every ``timed`` block blanked (newlines kept), and the blocks.
 
     A text the lexer rejects is returned unchanged: the LALR parser reports the error.
+    A text with no line that starts with the word ``timed`` has no block: it is returned
+    without the second tokenisation (every spec is loaded through here).
     """
+    if _MAYBE_BLOCK.search(text) is None:
+        return text, []
     try:
         toks = list(tokenize(text))
     except LexError:
@@ -78,7 +89,7 @@ def split_blocks(text: str) -> tuple[str, list[Block]]:
         i += 1
     if not blocks:
         return text, []
-    lines = text.splitlines(keepends=True)
+    lines = _LINES.findall(text)
     for first, last in spans:
         for n in range(first - 1, min(last, len(lines))):
             ending = lines[n][len(lines[n].rstrip("\r\n")) :]

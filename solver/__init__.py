@@ -15,11 +15,11 @@ from derivative._values import value_json
 from ._boundary import Plan, clear_cache, plan_for, space_for
 from ._certify import certify
 from ._check import check
-from ._game import GameAnswer, play
 from ._limits import scaled_rlimit
 
 if TYPE_CHECKING:
     from ._document import CheckDocument
+    from ._game import GameAnswer, play
 from ._report import render_json, render_text
 from ._result import (
     CallWitness,
@@ -64,9 +64,14 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``CheckDocument`` (pydantic) is imported on first use: no check needs it."""
+    """``CheckDocument`` (pydantic) and the game of timed sets are imported on first use:
+    an untimed check needs neither."""
     if name == "CheckDocument":
         from ._document import CheckDocument
 
         return CheckDocument
+    if name in ("GameAnswer", "play"):  # only sets with timed blocks play games
+        from . import _game
+
+        return getattr(_game, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -132,7 +132,7 @@ def run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             value is not None and not args.all_cores,
             "bounds the enumeration of --all-cores, which is not asked for",
         )
-    from derivative.api import MAX_DEPTH
+    from derivative._timed_ast import MAX_DEPTH
 
     if args.depth > MAX_DEPTH:
         raise UsageError(f"--depth {args.depth} is more than {MAX_DEPTH} steps")

@@ -8,11 +8,12 @@ untimed checker decides and certifies (docs/language.md §14).
 
 from __future__ import annotations
 
+from derivative._timed_ast import MAX_DEPTH
 from derivative._timed_unroll import contract_at, step_name
 
 from ._check import TimedOptions, TimedResult, check_component
 from ._report import render_text, result_json
-from ._typecheck import MAX_DEPTH, check_components
+from ._typecheck import check_components
 
 __all__ = [
     "MAX_DEPTH",

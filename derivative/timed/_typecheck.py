@@ -27,8 +27,6 @@ from derivative._timed_ast import (
 from derivative._typecheck_positions import source_pos
 from derivative._walk import free_names
 
-MAX_DEPTH = 200
-
 
 def leaves(c: TCond) -> Iterator[TNow]:
     if isinstance(c, TNow):

@@ -14,6 +14,7 @@ import io
 import json
 import subprocess
 import sys
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -396,6 +397,27 @@ def test_version_and_help_import_nothing_heavy(argv: list[str]) -> None:
                           timeout=120, check=True)
     assert done.stdout.strip() == "[]", done.stdout
 
+
+def test_the_console_script_answers_version_before_importing_the_cli() -> None:
+    # The installed `derivative` runs derivative._cli_entry:main (pyproject.toml): the same
+    # answer as the argparse table's, with nothing of the command line imported.
+    script = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    assert script["project"]["scripts"]["derivative"] == "derivative._cli_entry:main"
+    code = ("import sys\nsys.argv = ['derivative', '--version']\n"
+            "from derivative._cli_entry import main\nstatus = main()\n"
+            "print(status, sorted(m for m in sys.modules if m.startswith("
+            "('derivative.cli', 'argparse', 'derivative._errors', 'dataclasses'))))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert done.stdout == f"derivative {derivative.__version__}\n0 []\n", done.stdout
+    full = io.StringIO()
+    assert cli.main(["--version"], stdout=full, stderr=io.StringIO()) == 0
+    assert done.stdout.startswith(full.getvalue())
+    other = subprocess.run(
+        [sys.executable, "-c", "import sys\nsys.argv = ['derivative', 'parse', '--nope']\n"
+         "from derivative._cli_entry import main\nraise SystemExit(main())\n"],
+        capture_output=True, text=True, timeout=120)
+    assert other.returncode == 2 and "usage: derivative parse" in other.stderr, other.stderr
 
 def test_the_command_table_s_help_lines_are_the_modules_own() -> None:
     for command in cli.COMMANDS:

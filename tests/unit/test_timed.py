@@ -219,6 +219,27 @@ def test_a_timed_block_leaves_the_rest_of_the_language_alone() -> None:
     assert [r.id for r in loaded.timed[0].requirements] == ["T"]
 
 
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_blocks_are_found_and_placed_by_the_lexers_line_ends(newline: str) -> None:
+    """Only \\n, \\r\\n and \\r end a line (as in the lexer): a U+2028 or \\v inside a
+    comment neither hides a block nor shifts the lines that follow it."""
+    lines = [
+        "spec s version 1",
+        "# a comment with\u2028 odd\x0b breaks",
+        "param p: int",
+        "requirement R: p > 2",
+        *HEAD.split("\n")[2:-1],
+        "    requirement T: always b",
+    ]
+    loaded = api.parse_text(newline.join(lines) + newline)
+    assert [o.id for o in loaded.obligations] == ["R"]
+    assert [r.id for r in loaded.timed[0].requirements] == ["T"]
+    lines[-1] = "    requirement T: always x"
+    with pytest.raises(SpecErrors) as info:
+        api.parse_text(newline.join(lines) + newline)
+    assert ":10:" in info.value.render(), info.value.render()
+
 EXAMPLES = {
     "timed_fsm": {"FSM3", "FSM6"},
     "timed_mixer": {"MX3", "MX5"},
