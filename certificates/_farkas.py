@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from math import gcd, lcm
 
@@ -56,6 +55,7 @@ from derivative._ast import (
     RealLit,
     Unary,
 )
+from derivative._record import record
 from derivative._types import TDate, TInt, TReal, Ty
 from derivative._values import UNDEFINED, Value
 from derivative._walk import free_names, walk
@@ -65,7 +65,7 @@ from ._formula import example_pins
 __all__ = ["LinearContext", "Row", "check_combination", "derive_rows", "find_multipliers"]
 
 
-@dataclass(frozen=True)
+@record
 class Row:
     """``sum(coefficients[x] * x) <= bound``, exactly."""
 
@@ -93,7 +93,7 @@ class Row:
         return f"{' '.join(parts) or '0'} <= {self.bound}"
 
 
-@dataclass(frozen=True)
+@record
 class LinearContext:
     """What names mean to the row derivation."""
 

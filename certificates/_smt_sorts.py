@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from fractions import Fraction
 
 from derivative import _regex
+from derivative._record import record
 from derivative._types import (
     INT,
     STR,
@@ -217,7 +218,7 @@ def regex_term(node: _regex.RNode) -> str:
 # --------------------------------------------------------------------------- scope
 
 
-@dataclass(frozen=True)
+@record
 class CoreScope:
     """What the printer knows about the names a core uses.
 

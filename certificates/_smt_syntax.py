@@ -11,11 +11,11 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Final
 
 from derivative._errors import DerivativeError
+from derivative._record import record
 from derivative._types import Ty
 
 MIN_DATE_ORDINAL: Final = _dt.date.min.toordinal()
@@ -272,7 +272,7 @@ def ite(c: str, a: str, b: str) -> str:
     return f"(ite {c} {a} {b})"
 
 
-@dataclass(frozen=True)
+@record
 class SmtTerm:
     """An encoded expression: ``defined`` and ``value`` SMT terms, and its type."""
 

@@ -24,10 +24,12 @@ import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
+
+from derivative._record import record
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -56,7 +58,7 @@ parallel) are killed: a safety net against a hang only, far above what exhaustin
 it.  A process killed here is reported as ``timeout``, never as an answer."""
 
 
-@dataclass(frozen=True)
+@record
 class SolverRun:
     """One solver's answer on one script.
 

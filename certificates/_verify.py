@@ -65,6 +65,7 @@ from derivative._canon import contract_identity, expr_json
 from derivative._errors import DerivativeError, OperationalTimeout
 from derivative._eval import EvaluationError, Evaluator
 from derivative._printer import to_source
+from derivative._record import record
 from derivative._strictjson import problems as json_problems
 from derivative._types import Ty
 from derivative._values import UNDEFINED, Value
@@ -97,7 +98,7 @@ from ._solvers import (
 __all__ = ["StaticCheck", "VerifyResult", "static_checks", "synthetic_obligation", "verify"]
 
 
-@dataclass(frozen=True)
+@record
 class VerifyResult:
     """The verdict: ``valid``, every reason to reject, the solver runs, and notes."""
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
+
+from derivative._record import record
 
 
 class ExitCode(enum.IntEnum):
@@ -91,7 +92,7 @@ class DerivativeError(Exception):
         return f"error: {self}"
 
 
-@dataclass(frozen=True)
+@record
 class SourcePos:
     """A place in a source file: 1-based line and column."""
 

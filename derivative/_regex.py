@@ -34,11 +34,11 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeAlias
 
 from derivative._errors import DerivativeError
+from derivative._record import record
 
 MAX_CHAR = 0x2FFFF
 """The largest character a spec's strings and regexes may use (Z3's string alphabet)."""
@@ -71,29 +71,29 @@ class RegexError(DerivativeError):
 # --------------------------------------------------------------------------- nodes
 
 
-@dataclass(frozen=True)
+@record
 class RNode:
     """Base of regex nodes."""
 
 
-@dataclass(frozen=True)
+@record
 class REmpty(RNode):
     """Matches only the empty string (an empty group or alternative)."""
 
 
-@dataclass(frozen=True)
+@record
 class RChar(RNode):
     """One literal character."""
 
     char: str
 
 
-@dataclass(frozen=True)
+@record
 class RAny(RNode):
     """``.``: any one character except ``\\n``."""
 
 
-@dataclass(frozen=True)
+@record
 class RClass(RNode):
     """A character class: sorted, disjoint, non-adjacent inclusive code-point ranges.
 
@@ -109,17 +109,17 @@ class RClass(RNode):
         return inside != self.negated
 
 
-@dataclass(frozen=True)
+@record
 class RConcat(RNode):
     items: tuple[RNode, ...]
 
 
-@dataclass(frozen=True)
+@record
 class RAlt(RNode):
     options: tuple[RNode, ...]
 
 
-@dataclass(frozen=True)
+@record
 class RRepeat(RNode):
     """``node`` repeated between ``min`` and ``max`` times (``max`` None: unbounded)."""
 

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from derivative._ast import Contract, Expr, Obligation, SystemDecl
 from derivative._builtins import BUILTIN_EXCEPTIONS, builtin_exception_mro
 from derivative._errors import SpecErrors
+from derivative._record import record
 from derivative._typecheck_base import Ctx, State
 from derivative._typecheck_expr import ExprChecker
 from derivative._types import TEnum, Ty
 from derivative._values import Value
 
 
-@dataclass(frozen=True)
+@record
 class Signature:
     """A function's or operation's parameters ``(name, type, from_op)`` and result type."""
 

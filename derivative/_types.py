@@ -7,10 +7,10 @@ pydantic models, because every back-end asks for them on hot paths.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from derivative._record import record
 
 
-@dataclass(frozen=True)
+@record
 class Ty:
     """Base of resolved types."""
 
@@ -19,7 +19,7 @@ class Ty:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
+@record
 class TInt(Ty):
     lo: int | None = None
     hi: int | None = None
@@ -30,19 +30,19 @@ class TInt(Ty):
         return f"int in {'' if self.lo is None else self.lo}..{'' if self.hi is None else self.hi}"
 
 
-@dataclass(frozen=True)
+@record
 class TBool(Ty):
     def show(self) -> str:
         return "bool"
 
 
-@dataclass(frozen=True)
+@record
 class TReal(Ty):
     def show(self) -> str:
         return "real"
 
 
-@dataclass(frozen=True)
+@record
 class TStr(Ty):
     pattern: str | None = None
 
@@ -50,13 +50,13 @@ class TStr(Ty):
         return "str" if self.pattern is None else f"str matching {self.pattern!r}"
 
 
-@dataclass(frozen=True)
+@record
 class TDate(Ty):
     def show(self) -> str:
         return "date"
 
 
-@dataclass(frozen=True)
+@record
 class TList(Ty):
     """``elem`` is ``TAny`` only for the empty list literal ``[]``."""
 
@@ -66,7 +66,7 @@ class TList(Ty):
         return f"list[{self.elem.show()}]"
 
 
-@dataclass(frozen=True)
+@record
 class TTuple(Ty):
     """``tuple[T1, ..., Tn]``, n >= 1 (docs/language.md §6.5)."""
 
@@ -76,7 +76,7 @@ class TTuple(Ty):
         return "tuple[" + ", ".join(t.show() for t in self.items) + "]"
 
 
-@dataclass(frozen=True)
+@record
 class TOptional(Ty):
     """``optional[T]``: ``none`` or a value of ``elem`` (never itself optional or none)."""
 
@@ -86,7 +86,7 @@ class TOptional(Ty):
         return f"optional[{self.elem.show()}]"
 
 
-@dataclass(frozen=True)
+@record
 class TDict(Ty):
     """``dict[K, V]``; both are ``TAny`` only for the empty literal ``{}``."""
 
@@ -97,7 +97,7 @@ class TDict(Ty):
         return f"dict[{self.key.show()}, {self.value.show()}]"
 
 
-@dataclass(frozen=True)
+@record
 class TEnum(Ty):
     name: str
     members: tuple[str, ...]
@@ -106,13 +106,13 @@ class TEnum(Ty):
         return self.name
 
 
-@dataclass(frozen=True)
+@record
 class TNone(Ty):
     def show(self) -> str:
         return "none"
 
 
-@dataclass(frozen=True)
+@record
 class TRange(Ty):
     """The type of ``LO..HI``; only meaningful on the right of ``in``."""
 
@@ -120,7 +120,7 @@ class TRange(Ty):
         return "range"
 
 
-@dataclass(frozen=True)
+@record
 class TAny(Ty):
     """Element type of ``[]``: compatible with every type."""
 

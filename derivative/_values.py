@@ -31,15 +31,15 @@ encodes by type with the same rule.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import date
 from fractions import Fraction
 from typing import Any, Final, TypeAlias
 
 from derivative._numbers import number_json
+from derivative._record import record
 
 
-@dataclass(frozen=True, order=True)
+@record(order=True)
 class EnumValue:
     """A member of a declared enum, e.g. ``Outcome.ok``."""
 
@@ -50,7 +50,7 @@ class EnumValue:
         return f"{self.enum}.{self.member}"
 
 
-@dataclass(frozen=True)
+@record
 class TupleValue:
     """A value of ``tuple[T1, ..., Tn]``: its items in order."""
 
@@ -60,7 +60,7 @@ class TupleValue:
         return len(self.items)
 
 
-@dataclass(frozen=True)
+@record
 class DictValue:
     """A value of ``dict[K, V]``: ``(key, value)`` entries sorted by key, keys distinct.
 

@@ -22,7 +22,6 @@ apart.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -47,6 +46,7 @@ from derivative._audit import audited
 from derivative._canon import contract_identity
 from derivative._errors import UsageError
 from derivative._files import MAX_CERTIFICATE_BYTES, read_regular_file
+from derivative._record import record, replace
 from derivative._strictjson import JSONRefused
 from derivative._strictjson import loads as strict_json
 from derivative._timed_ast import TimedComponent
@@ -92,7 +92,7 @@ SpecPath: TypeAlias = "str | os.PathLike[str]"
 # --------------------------------------------------------------------------- loading
 
 
-@dataclass(frozen=True)
+@record
 class LoadedContract:
     """A parsed and type-checked requirement set.
 
@@ -240,7 +240,7 @@ def certify(loaded: LoadedContract, result: CheckResult) -> CheckResult:
     from derivative import solver
 
     certificate = solver.certify(loaded.contract, loaded.types, result.cores[0])
-    return dataclasses.replace(result, certificate=certificate)
+    return replace(result, certificate=certificate)
 
 
 def _at_least_one_example(examples: int) -> None:

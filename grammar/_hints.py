@@ -13,15 +13,16 @@ A few mistakes are recognised by rule instead (a reserved word used as a name,
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from derivative._record import record
 
 from ._lexer import KEYWORD_TYPES, RESERVED
 
 _HEADER = "spec s version 1\n"
 
 
-@dataclass(frozen=True)
+@record
 class Example:
     """A known mistake: its message (None keeps the generic one), hint and bad snippets."""
 

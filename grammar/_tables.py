@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from derivative._record import record
 
 FORMAT = 1
 """The version of this layout (part of the cache key)."""
@@ -30,7 +31,7 @@ class TableShapeError(Exception):
     """Lark built a callback this module cannot describe."""
 
 
-@dataclass(frozen=True)
+@record
 class Tables:
     actions: dict[int, dict[str, int]]
     start_state: int

@@ -15,10 +15,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from derivative._ast import Expr, ParamDecl, TypeRef
 from derivative._errors import SourcePos, SpecError
+from derivative._record import record
 from derivative._timed_ast import (
     Mode,
     Scope,
@@ -47,7 +47,7 @@ _STEPS = ("steps", "step")
 _MAX_NESTING = 100
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Block:
     """The logical lines of one ``timed`` block (tokens without layout tokens)."""
 

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 import z3
 
 from derivative._ast import Call, Expr, IntLit, Quantifier, Result, StrLit
+from derivative._record import record
 from derivative._types import STR, TBool, TEnum, TInt, TList, TStr
 from derivative._values import Value
 from derivative._walk import free_names, walk
@@ -67,7 +67,7 @@ Settled = Literal["realizable", "unrealizable"]
 """The method's conclusion (an unrealizable input is already handed on)."""
 
 
-@dataclass(frozen=True)
+@record
 class TermsAnswer:
     """What ``realize_by_terms`` settled (None: undecided), and for a realizable
     function the last input it asked about with an acceptable result there (under

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from derivative._ast import Call, Contract, Obligation
 from derivative._eval import Evaluator
+from derivative._record import record
 from derivative._types import TEnum, Ty
 from derivative._values import Value
 
@@ -175,7 +176,7 @@ class CallScope:
         return out
 
 
-@dataclass(frozen=True)
+@record
 class Realizing:
     """What ``_realize`` built for an owner's realizability question: its variables,
     encoder, the no-raise condition and the requires, for asking it again of subsets."""

@@ -27,12 +27,12 @@ from __future__ import annotations
 import re
 import typing
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import z3
 
 from derivative._errors import OperationalTimeout
+from derivative._record import record
 from derivative._types import Ty
 from derivative._values import Value
 
@@ -64,7 +64,7 @@ seconds on harder ones), deterministically; the wall-clock ``--timeout`` is only
 safety net, as for Z3."""
 
 
-@dataclass(frozen=True)
+@record
 class Cvc5Answer:
     verdict: str
     """``sat``, ``unsat`` or ``unknown``."""

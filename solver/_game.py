@@ -18,13 +18,13 @@ cannot decide is ``unknown``, with the reason, never either answer.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 import z3
 
 from derivative._ast import Contract, Obligation
 from derivative._gcpause import collector_paused
+from derivative._record import record
 from derivative._types import Ty
 from derivative._values import Value
 from derivative._walk import free_names
@@ -39,7 +39,7 @@ from ._z3util import Unsupported, ctx, fresh_context
 Block = tuple[Literal["forall", "exists"], Sequence[str]]
 
 
-@dataclass(frozen=True)
+@record
 class GameAnswer:
     """``holds`` (the requirements can always be met), ``fails`` (they cannot: ``values``
     are the outermost universal params' values that show it, when the first block is

@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeAlias
 
 import z3
 
 from derivative._ast import Expr, Generator, ListComp, Obligation, Quantifier
 from derivative._errors import OperationalTimeout
+from derivative._record import record, replace
 from derivative._types import Ty
 from derivative._values import Value
 from derivative._walk import children
@@ -162,7 +162,7 @@ def _assert_guarded(solver: Z, lit: Z, formula: Z) -> None:
     solver.add(implies(lit, formula))
 
 
-@dataclass(frozen=True)
+@record
 class Answer:
     """``model`` is the model when sat, and the set of the core's member keys
     (``Member.key``) when unsat."""
@@ -215,7 +215,7 @@ def _check_assuming(
             solver.pop()
 
 
-@dataclass(frozen=True)
+@record
 class CoreResult:
     members: tuple[Member, ...]
     models: tuple[tuple[Member, Z], ...]

@@ -17,9 +17,9 @@ a function shown realizable gets its witness call from ``_witness``.
 
 from __future__ import annotations
 
-import dataclasses
-
 import z3
+
+from derivative._record import replace
 
 from . import _cvc5
 from ._candidates import METHOD as TERMS
@@ -107,7 +107,7 @@ def realize(
             if alt.verdict == "sat" and alt.values is not None:
                 unrealizable(ctx, cl, alt.values, "cvc5")
                 return None
-            ans = dataclasses.replace(
+            ans = replace(
                 ans, reason=f"{ans.reason}; {alt.reason}", limits=(*ans.limits, *alt.limits)
             )
     if ans.verdict == "sat" or ans.verdict == "unknown":
@@ -146,7 +146,7 @@ def _built(
 
 def _by(cw: CallWitness | None, method: Method) -> CallWitness | None:
     """The witness call with the method that showed the function realizable."""
-    return None if cw is None else dataclasses.replace(cw, method=method)
+    return None if cw is None else replace(cw, method=method)
 
 
 def _ask_cvc5(ctx: Ctx, q: Question, quantified: list[Z]) -> _cvc5.Cvc5Answer:

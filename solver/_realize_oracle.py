@@ -12,12 +12,12 @@ could decide stays ``unknown`` here, and the enumeration says it stopped.)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 import z3
 
 from derivative._ast import Compare, Expr, Obligation, Result
+from derivative._record import record
 from derivative._types import TBool, TDate, TEnum, TInt, TReal, Ty
 from derivative._values import Value
 from derivative._walk import walk
@@ -30,7 +30,7 @@ from ._terms import coerce, intrinsic_domain
 from ._z3util import Unsupported, conj
 
 
-@dataclass(frozen=True)
+@record
 class Decision:
     """The oracle's answer for one subset: ``conflict`` (with the input at which no
     result satisfies it), ``realizable``, or ``unknown`` (with the reason and limits)."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
 from derivative._ast import Located, Obligation
+from derivative._record import record
 from derivative._values import Value
 
 Status: TypeAlias = Literal["feasible", "infeasible_proven", "unknown"]
@@ -94,7 +95,7 @@ class CheckOptions:
         return max(1, int(self.timeout * 1000))
 
 
-@dataclass(frozen=True)
+@record
 class Core:
     """A minimal set of obligations that cannot hold together.
 
@@ -123,7 +124,7 @@ class Core:
         return tuple(m.id for m in self.members)
 
 
-@dataclass(frozen=True)
+@record
 class Correction:
     """Relaxing (dropping) these obligations restores consistency: a minimal correction set."""
 
@@ -135,7 +136,7 @@ class Correction:
         return tuple(m.id for m in self.members)
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     """A warning: not a failure (``--strict`` turns latent conflicts and ambiguity into one)."""
 
@@ -154,7 +155,7 @@ class Finding:
         return tuple(m.id for m in self.members) + self.names
 
 
-@dataclass(frozen=True)
+@record
 class Limit:
     """A deterministic limit that stopped a question before it was decided.
 
@@ -172,7 +173,7 @@ class Limit:
     """How the value came about (``--rlimit 2,000,000 scaled by ...``)."""
 
 
-@dataclass(frozen=True)
+@record
 class Unknown:
     """A question the solver could not decide, and its reason.
 
@@ -191,7 +192,7 @@ class Unknown:
     limits: tuple[Limit, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class CallWitness:
     """An input satisfying a function's requires and a result satisfying its clauses.
 
@@ -206,14 +207,14 @@ class CallWitness:
     """How realizability (every valid input has an acceptable result) was decided."""
 
 
-@dataclass(frozen=True)
+@record
 class Witness:
     params: Mapping[str, Value]
     functions: Mapping[str, CallWitness]
     systems: Mapping[str, Mapping[str, CallWitness]]
 
 
-@dataclass(frozen=True)
+@record
 class CheckResult:
     """The whole answer of ``check`` for one requirement set."""
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 
 from derivative._ast import (
     Call,
@@ -45,12 +44,13 @@ from derivative._ast import (
     StrLit,
     Unary,
 )
+from derivative._record import record
 from derivative._types import TInt, TList, TNone, TStr, Ty
 from derivative._values import Value
 from derivative.certificates import range_obligation
 
 
-@dataclass(frozen=True)
+@record
 class Owner:
     """A function or an operation: the unit whose clauses are checked together."""
 

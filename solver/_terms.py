@@ -12,11 +12,11 @@ from __future__ import annotations
 import datetime as _dt
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 
 import z3
 
+from derivative._record import record
 from derivative._types import (
     INT,
     TAny,
@@ -109,7 +109,7 @@ def is_num(t: Ty) -> bool:
 # --------------------------------------------------------------------------- terms
 
 
-@dataclass(frozen=True)
+@record
 class Term:
     """An encoded expression: ``value`` means something only where ``defined`` holds.
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Literal
 
 import z3
 
 from derivative._ast import Name, Quantifier
+from derivative._record import record
 from derivative._types import TBool, TDate, TEnum, TInt, TList, TReal
 from derivative._values import Value
 from derivative._walk import walk
@@ -47,7 +47,7 @@ Settled = Literal["realizable", "unrealizable"]
 """The method's conclusion (an unrealizable input is already handed on)."""
 
 
-@dataclass(frozen=True)
+@record
 class Unrolled:
     """What ``realize_unrolled`` concluded, and for a realizable function an input and
     an acceptable result found in one case (``example``: the witness when the solver
@@ -57,7 +57,7 @@ class Unrolled:
     example: Mapping[str, Value] | None = None
 
 
-@dataclass(frozen=True)
+@record
 class _Case:
     """One combination of list lengths and fixed int values, encoded."""
 

@@ -14,11 +14,11 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, NoReturn, TextIO
 
 from derivative import __version__
 from derivative._errors import EXIT_LABELS, UsageError
+from derivative._record import record
 
 __all__ = ["ArgumentsError", "Command", "CommandRun", "Exit", "build_parser", "parse_command_line"]
 
@@ -26,7 +26,7 @@ CommandRun = Callable[[argparse.Namespace, TextIO, TextIO], int]
 """A command's body: ``(args, stdout, stderr) -> exit code``; it never exits or prints."""
 
 
-@dataclass(frozen=True)
+@record
 class Command:
     """One CLI command: its words, a one-line help, and the module (under ``derivative.cli``)
     that declares its arguments and holds its body, imported only when needed."""

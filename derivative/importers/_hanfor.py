@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Final
 
 from derivative._errors import SourcePos
+from derivative._record import record
 from derivative._strictjson import JSONRefused
 from derivative._strictjson import loads as strict_loads
 
@@ -87,7 +87,7 @@ def _scope(scope: str, slots: Mapping[str, str]) -> ScopeRef | None:
     raise Untranslatable(f"the scope {scope!r} is not one the importer knows")
 
 
-@dataclass(frozen=True)
+@record
 class _Row:
     line: int
     cells: Mapping[str, str]

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from derivative._record import record
+
 from ._tree import Node
 
 __all__ = [
@@ -138,7 +140,7 @@ class Draft:
     stop: Node | None = None
 
 
-@dataclass(frozen=True)
+@record
 class NotTranslated:
     """A source requirement that has no timed counterpart here, and why."""
 
@@ -149,7 +151,7 @@ class NotTranslated:
         return {"id": self.source_id, "reason": self.reason}
 
 
-@dataclass(frozen=True)
+@record
 class Translated:
     """A requirement written: its identifier in the ``.req`` file and in the export."""
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Final
+
+from derivative._record import record
 
 from ._expr import parse
 from ._tree import BECOMES, Bin, Bool, Call, Node, Num, Un, Untranslatable
@@ -54,7 +55,7 @@ class Slots:
         return int(text)
 
 
-@dataclass(frozen=True)
+@record
 class Pattern:
     name: str
     sentence: str

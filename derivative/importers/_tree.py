@@ -8,8 +8,9 @@ that a requirement has no timed counterpart, with the reason.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Final, TypeAlias
+
+from derivative._record import record
 
 __all__ = [
     "BECOMES",
@@ -37,12 +38,12 @@ class Untranslatable(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
+@record
 class Name:
     name: str
 
 
-@dataclass(frozen=True)
+@record
 class Num:
     text: str
     """Decimal text in derivative's syntax (``3``, ``0.5``)."""
@@ -52,25 +53,25 @@ class Num:
         return "." in self.text
 
 
-@dataclass(frozen=True)
+@record
 class Bool:
     value: bool
 
 
-@dataclass(frozen=True)
+@record
 class Un:
     op: str  # "not" | "neg"
     operand: Node
 
 
-@dataclass(frozen=True)
+@record
 class Bin:
     op: str  # "iff" "implies" "or" "xor" "and" "==" "!=" "<" "<=" ">" ">=" "+" "-" "*" "/" "%" "**"
     left: Node
     right: Node
 
 
-@dataclass(frozen=True)
+@record
 class Call:
     function: str
     args: tuple[Node, ...]

@@ -9,7 +9,8 @@ export can end a string, start a line or break the layout.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from derivative._record import record
 
 from ._model import NotTranslated
 
@@ -43,7 +44,7 @@ def comment(text: str) -> str:
                    for c in flat)
 
 
-@dataclass(frozen=True)
+@record
 class Signal:
     direction: str
     name: str
@@ -51,7 +52,7 @@ class Signal:
     original: str
 
 
-@dataclass(frozen=True)
+@record
 class Requirement:
     id: str
     tags: tuple[tuple[str, str], ...]
@@ -59,7 +60,7 @@ class Requirement:
     body: str
 
 
-@dataclass(frozen=True)
+@record
 class Block:
     name: str
     original: str

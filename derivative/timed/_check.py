@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from derivative._ast import BoolLit, Contract, EnumMember, Expr, IntLit, RealLit, Unary
 from derivative._errors import SourcePos, SpecError
+from derivative._record import record
 from derivative._timed_ast import TimedComponent
 from derivative._timed_unroll import contract_at, step_name
 from derivative._values import EnumValue, Value
@@ -48,7 +49,7 @@ class TimedOptions:
     timeout: float = 60.0
 
 
-@dataclass(frozen=True)
+@record
 class TimedResult:
     """What ``check`` found for one component up to ``depth`` steps."""
 
@@ -87,7 +88,7 @@ def _trace(comp: TimedComponent, values: Mapping[str, Value], depth: int,
     )
 
 
-@dataclass(frozen=True)
+@record
 class Unrolled:
     """An unrolled requirement set and its ``TypeInfo`` (what ``api.LoadedContract``
     holds; the API wraps it to certify a timed conflict)."""
