@@ -33,6 +33,7 @@ from derivative._typecheck_compound import tuple_position
 from derivative._types import (
     INT,
     NONE,
+    STR,
     TAny,
     TDict,
     TInt,
@@ -181,6 +182,11 @@ class SmtCompound(SmtCalls):
                 return base.items[pos]
             if isinstance(base, TDict):
                 return base.value
+            # the base's type is known: answer here, as the plain typing would, rather than
+            # let it type the base again (twice per level is exponential in the nesting)
+            if isinstance(base, TList):
+                return base.elem
+            return base if isinstance(base, TAny) else STR
         if k == "call":
             assert isinstance(e, Call)
             found = self._compound_call_type(e, bound)

@@ -313,3 +313,25 @@ def test_random_conditions_agree(text: str, env: dict[str, Any]) -> None:
     """Random trees of every compound construct (found: `none == -1`, `keys({})`,
     `get({}, k)` and `value(get({}, k))` read differently by the SMT-LIB printer)."""
     _agree(text, BOOL, env)
+
+
+def test_typing_nested_indexes_is_linear_in_their_depth(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An index over an index ... once typed its base twice per level (2**depth calls: a
+    # generated condition hung CI). Count the typing calls: deterministic, unlike a clock.
+    from derivative.certificates import _smt_compound
+
+    calls = {"n": 0}
+    real = _smt_compound.SmtCompound.type_of
+
+    def counted(self: Any, e: Any, bound: Any) -> Any:
+        calls["n"] += 1
+        return real(self, e, bound)
+
+    monkeypatch.setattr(_smt_compound.SmtCompound, "type_of", counted)
+    counts = []
+    for depth in (8, 16):
+        text = "[" * depth + "n" + "][0]" * depth + " == n"
+        calls["n"] = 0
+        SmtEncoder(CoreScope(variables=TYPES, fixed={})).term(_parse(text))
+        counts.append(calls["n"])
+    assert counts[1] <= 6 * counts[0], counts
