@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import IO, Any, TextIO
 
 from derivative._errors import DerivativeError, ExitCode, InternalError
+from derivative._gcpause import start_over
 
 from ._crash import CRASH_DIR_ENV, report_crash, silence_stdout
 from ._parser import ArgumentsError, Command, CommandRun, Exit, build_parser, parse_command_line
@@ -107,8 +108,11 @@ def main(
     out = sys.stdout if stdout is None else stdout
     err = sys.stderr if stderr is None else stderr
     try:
-        parser = build_parser(COMMANDS, GROUPS, argv=arguments, stdout=out, stderr=err)
-        args = parse_command_line(parser, arguments)
+        try:
+            parser = build_parser(COMMANDS, GROUPS, argv=arguments, stdout=out, stderr=err)
+            args = parse_command_line(parser, arguments)
+        finally:
+            start_over()  # the command's modules are imported: the start is over
         args.stdin = sys.stdin if stdin is None else stdin
         return int(args.run(args, out, err))
     except Exit as done:
