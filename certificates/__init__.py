@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._build import CertificateError, build_certificate
+    from ._document import CERTIFICATE_FORMAT, KINDS, CertificateDocument
     from ._formula import core_formula, range_obligation
-    from ._model import CERTIFICATE_FORMAT, KINDS, Certificate
+    from ._model import Certificate
     from ._smtlib import CoreScope, EncodingError, encode_script
     from ._solvers import SolverRun, run_solvers
     from ._verify import VerifyResult, verify
@@ -29,9 +30,10 @@ _WHERE = {
     "build_certificate": "_build",
     "core_formula": "_formula",
     "range_obligation": "_formula",
-    "CERTIFICATE_FORMAT": "_model",
-    "KINDS": "_model",
+    "CERTIFICATE_FORMAT": "_document",
+    "KINDS": "_document",
     "Certificate": "_model",
+    "CertificateDocument": "_document",
     "CoreScope": "_smtlib",
     "EncodingError": "_smtlib",
     "encode_script": "_smtlib",
@@ -55,6 +57,7 @@ __all__ = [
     "CERTIFICATE_FORMAT",
     "KINDS",
     "Certificate",
+    "CertificateDocument",
     "CertificateError",
     "CoreScope",
     "EncodingError",

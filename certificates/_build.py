@@ -42,15 +42,12 @@ from derivative._canon import contract_identity, expr_json
 from derivative._errors import DerivativeError, ExitCode, OperationalTimeout
 from derivative._numbers import real_text as fraction_text
 from derivative._printer import to_source
+from derivative._record import replace
 from derivative._types import TEnum, TList, Ty
 from derivative._values import Value
 from derivative._walk import free_names, walk
 
-from ._explain import explain_core, farkas_weights
-from ._farkas import Row, combine, derive_rows, find_multipliers
-from ._formula import core_formula
-from ._jsonvalue import ValueError_, encode
-from ._model import (
+from ._document import (
     KINDS,
     Certificate,
     ConstDeclaration,
@@ -69,6 +66,10 @@ from ._model import (
     SpecIdentity,
     payload_sha256,
 )
+from ._explain import explain_core, farkas_weights
+from ._farkas import Row, combine, derive_rows, find_multipliers
+from ._formula import core_formula
+from ._jsonvalue import ValueError_, encode
 from ._reading import ReadingError, read_core, type_text
 from ._smtlib import encode_script
 from ._solvers import DEFAULT_TIMEOUT, SOLVERS, run_solvers, timed_out
@@ -432,7 +433,5 @@ def _seal(
     fields: Mapping[str, Any], *, checks: list[SolverCheck], proof: Proof | None
 ) -> Certificate:
     """The certificate with these fields and its ``sha256`` computed over all of them."""
-    unsealed = Certificate.model_construct(**fields, checks=checks, proof=proof, sha256="0" * 64)
-    document = unsealed.to_json()
-    document["sha256"] = payload_sha256(document)
-    return Certificate.model_validate(document)
+    unsealed = Certificate(**fields, checks=checks, proof=proof, sha256="0" * 64)
+    return replace(unsealed, sha256=payload_sha256(unsealed.to_json()))

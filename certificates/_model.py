@@ -1,8 +1,11 @@
 """The ``derivative.certificate/v1`` document (docs/cli.md) as a pydantic model.
 
-The model is the single source of the certificate's shape: the builder fills it, the
-verifier validates untrusted JSON against it, and the published JSON Schema
-(``certificates/schema/certificate.schema.json``) is generated from it.
+The model states the certificate's shape with its constraints (patterns, literals, the
+declarations' discriminator): the verifier validates untrusted JSON against it before
+reading it as plain values (``_document``), and the published JSON Schema
+(``certificates/schema/certificate.schema.json``) is generated from it.  The builder
+writes the plain values of ``_document`` without importing pydantic;
+``tests/unit/test_certificate_document.py`` holds the two forms in step.
 
 ``sha256`` is the SHA-256 of the canonical JSON (``derivative._canon``) of every other
 field, computed over the JSON object exactly as written, so any edit anywhere in
@@ -18,9 +21,10 @@ from typing import Annotated, Any, Final, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from derivative._canon import sha256_json
 from derivative._files import write_atomically
 from derivative._numbers import REAL_PATTERN
+
+from ._document import CERTIFICATE_FORMAT, KINDS, payload_sha256
 
 __all__ = [
     "CERTIFICATE_FORMAT",
@@ -48,20 +52,12 @@ __all__ = [
     "write_schema",
 ]
 
-CERTIFICATE_FORMAT: Final = "derivative.certificate/v1"
-
 CertificateKind: TypeAlias = Literal[
     "inconsistent_requirements",
     "unsatisfiable_precondition",
     "contradicting_example",
     "unrealizable",
 ]
-KINDS: Final[tuple[str, ...]] = (
-    "inconsistent_requirements",
-    "unsatisfiable_precondition",
-    "contradicting_example",
-    "unrealizable",
-)
 
 _HEX64 = r"^[0-9a-f]{64}$"
 _RATIONAL = REAL_PATTERN  # exact decimals or "p/q" (derivative._numbers)
@@ -234,8 +230,3 @@ def write_schema(path: Path = SCHEMA_PATH) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render_schema(), encoding="utf-8")
     return path
-
-
-def payload_sha256(document: dict[str, Any]) -> str:
-    """SHA-256 of the canonical JSON of every field of ``document`` except ``sha256``."""
-    return sha256_json({k: v for k, v in document.items() if k != "sha256"})

@@ -44,14 +44,14 @@ from derivative._types import (
 )
 from derivative._values import Value
 
-from ._jsonvalue import ValueError_, decode, literal
-from ._model import (
+from ._document import (
     ConstDeclaration,
     Declaration,
     EnumDeclaration,
     FunctionDeclaration,
     ParamDeclaration,
 )
+from ._jsonvalue import ValueError_, decode, literal
 from ._smtlib import CoreScope
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from ._model import Proof, SolverCheck
+from ._document import Proof, SolverCheck
 from ._solvers import SOLVERS, SolverRun
 
 __all__ = ["ANSWERS", "RECORDED_RESULTS", "Records", "check_records"]

@@ -58,8 +58,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final
 
-from pydantic import ValidationError
-
 from derivative._ast import BoolOp, Call, Compare, Contract, Expr, Obligation
 from derivative._canon import contract_identity, expr_json
 from derivative._errors import DerivativeError, OperationalTimeout
@@ -71,19 +69,20 @@ from derivative._types import Ty
 from derivative._values import UNDEFINED, Value
 from derivative._walk import free_names, walk
 
-from ._explain import explain_core, farkas_weights, raises_example_parts
-from ._farkas import LinearContext, Row, check_combination, combine, derive_rows
-from ._formula import RANGE_SUFFIX, core_formula, example_pins, range_obligation
-from ._jsonvalue import ValueError_, decode, parse_fraction
-from ._model import (
+from ._document import (
     CERTIFICATE_FORMAT,
     Certificate,
     ConstDeclaration,
     EnumDeclaration,
     FunctionDeclaration,
     ParamDeclaration,
+    from_json,
     payload_sha256,
 )
+from ._explain import explain_core, farkas_weights, raises_example_parts
+from ._farkas import LinearContext, Row, check_combination, combine, derive_rows
+from ._formula import RANGE_SUFFIX, core_formula, example_pins, range_obligation
+from ._jsonvalue import ValueError_, decode, parse_fraction
 from ._reading import Reading, ReadingError, read_core, type_text
 from ._records import check_records
 from ._smtlib import EncodingError, encode_script
@@ -718,13 +717,20 @@ def _read(cert_json: object) -> tuple[Certificate | None, list[str]]:
             )
     except (TypeError, ValueError) as err:
         reasons.append(f"the certificate cannot be hashed canonically: {err}")
+    # Untrusted: validated against the model (pydantic, imported here only), then read
+    # as the plain values every check works on.
+    from pydantic import ValidationError
+
+    from ._model import Certificate as CertificateModel
+
     try:
-        return Certificate.model_validate(cert_json), reasons
+        model = CertificateModel.model_validate(cert_json)
     except ValidationError as err:
         for e in err.errors()[:20]:
             where = ".".join(str(p) for p in e["loc"])
             reasons.append(f"{where}: {e['msg']}")
         return None, reasons
+    return from_json(model.model_dump(mode="json")), reasons
 
 
 def verify(

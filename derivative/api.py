@@ -54,7 +54,7 @@ from derivative._timed_ast import TimedComponent
 if TYPE_CHECKING:
     from derivative._contract_doc import ContractDocument
     from derivative._typecheck import TypeInfo
-    from derivative.certificates import Certificate, VerifyResult
+    from derivative.certificates import Certificate, CertificateDocument, VerifyResult
     from derivative.forge.build import LEDGER_FILE as LEDGER_FILE
 
     # the names of _FACES (below), for static checkers; at run time they are lazy
@@ -475,11 +475,12 @@ def parse_certificate(text: str, shown: str = "<string>") -> object:
 
 
 def verify_certificate(
-    certificate: SpecPath | Mapping[str, Any] | Certificate,
+    certificate: SpecPath | Mapping[str, Any] | CertificateDocument | Certificate,
     options: VerifyOptions | None = None,
 ) -> VerifyResult:
     """Check an infeasibility certificate without trusting it or the solver
-    (``derivative certificate verify``): a file, its parsed JSON, or a certificate model.
+    (``derivative certificate verify``): a file, its parsed JSON, a certificate as
+    ``check --certificate`` makes it (``CertificateDocument``) or the validating model.
 
     ``valid`` is the verdict and ``reasons`` say why not; a certificate that is not
     one is rejected, never an error.  Raises ``UsageError`` for a file that cannot be
@@ -491,7 +492,7 @@ def verify_certificate(
     document: object
     if isinstance(certificate, (str, os.PathLike)):
         document = read_certificate(certificate)
-    elif isinstance(certificate, certificates.Certificate):
+    elif isinstance(certificate, certificates.CertificateDocument | certificates.Certificate):
         document = certificate.to_json()
     else:
         document = certificate

@@ -20,17 +20,20 @@ from derivative._typecheck import TypeInfo, check
 from derivative._values import EnumValue
 from derivative.certificates import (
     Certificate,
+    CertificateDocument,
     CertificateError,
     build_certificate,
     range_obligation,
     verify,
 )
 from derivative.certificates import _verify as verify_module
-from derivative.certificates._model import payload_sha256
+from derivative.certificates._document import document_json, from_json, payload_sha256
 from derivative.certificates._reading import read_core
 from derivative.certificates._smtlib import encode_script
 from derivative.certificates._solvers import SolverRun, run_solvers
 from derivative.grammar import load
+
+Certs = dict[str, CertificateDocument]
 
 SPEC = """\
 spec lockout version 2
@@ -102,7 +105,7 @@ def _ob(loaded: tuple[Contract, TypeInfo], ident: str) -> Obligation:
 
 
 @pytest.fixture(scope="module")
-def certs(loaded: tuple[Contract, TypeInfo]) -> dict[str, Certificate]:
+def certs(loaded: tuple[Contract, TypeInfo]) -> Certs:
     contract, info = loaded
     ob = {o.id: o for o in contract.obligations}
     lockout_range = range_obligation(
@@ -179,7 +182,7 @@ def certs(loaded: tuple[Contract, TypeInfo]) -> dict[str, Certificate]:
     }  # fmt: skip
 
 
-def _doc(cert: Certificate) -> dict[str, Any]:
+def _doc(cert: CertificateDocument) -> dict[str, Any]:
     return copy.deepcopy(cert.to_json())
 
 
@@ -192,7 +195,8 @@ def _reencode(doc: dict[str, Any]) -> dict[str, Any]:
     """Make the script agree with (tampered) core expressions, as a careful forger would."""
     reading = read_core(
         doc["kind"],
-        Certificate.model_validate({**doc, "sha256": "0" * 64}).declarations,
+        from_json(Certificate.model_validate({**doc, "sha256": "0" * 64}).model_dump(
+            mode="json")).declarations,
         [(c["id"], c["expr"]) for c in doc["core"]],
         doc["witness_input"],
     )
@@ -231,7 +235,7 @@ def _rejected(result: verify_module.VerifyResult, *fragments: str) -> None:
     ],
 )
 def test_genuine_certificates_are_valid_with_and_without_the_spec(
-    certs: dict[str, Certificate], spec_file: Path, name: str
+    certs: Certs, spec_file: Path, name: str
 ) -> None:
     cert = certs[name]
     alone = verify(cert.to_json())
@@ -248,7 +252,7 @@ def test_genuine_certificates_are_valid_with_and_without_the_spec(
         assert with_spec.valid, with_spec.reasons
 
 
-def test_what_a_certificate_says(certs: dict[str, Certificate]) -> None:
+def test_what_a_certificate_says(certs: Certs) -> None:
     cert = certs["requirements"]
     assert cert.format == "derivative.certificate/v1"
     assert cert.status == "infeasible_proven"
@@ -258,7 +262,7 @@ def test_what_a_certificate_says(certs: dict[str, Certificate]) -> None:
     ]
     assert cert.core[0].text == "at least three tries"
     assert cert.core[0].tags == {"source": "security"}
-    assert [d.model_dump() for d in cert.declarations] == [
+    assert [document_json(d) for d in cert.declarations] == [
         {"kind": "const", "name": "MIN_TRIES", "type": "int", "value": 3},
         {"kind": "param", "name": "max_attempts", "type": "int"},
     ]
@@ -280,7 +284,7 @@ def test_what_a_certificate_says(certs: dict[str, Certificate]) -> None:
 
 
 def test_function_certificates_declare_result_and_let_the_example_pin_the_input(
-    certs: dict[str, Certificate],
+    certs: Certs,
 ) -> None:
     cert = certs["example"]
     assert cert.witness_input == {"x": 4, "label": "a"}
@@ -296,7 +300,7 @@ def test_function_certificates_declare_result_and_let_the_example_pin_the_input(
     ]
     # an unrealizable certificate is about one input: that one is fixed
     assert "(define-fun x () Int 6)" in certs["unrealizable"].smtlib
-    assert cert.declarations[-1].model_dump() == {
+    assert document_json(cert.declarations[-1]) == {
         "kind": "function",
         "name": "clamp",
         "params": [{"name": "x", "type": "int in 0..100"}, {"name": "label", "type": "str"}],
@@ -313,12 +317,12 @@ def test_function_certificates_declare_result_and_let_the_example_pin_the_input(
     assert certs["precondition"].farkas is None
     assert certs["list_range"].core[0].expr == "all(0 <= item <= 9 for item in codes)"
     assert certs["list_range"].farkas is None
-    assert certs["enum"].declarations[0].model_dump() == {
+    assert document_json(certs["enum"].declarations[0]) == {
         "kind": "enum", "name": "Mode", "members": ["strict", "lenient"]
     }  # fmt: skip
 
 
-def test_a_farkas_certificate_is_valid_without_any_solver(certs: dict[str, Certificate]) -> None:
+def test_a_farkas_certificate_is_valid_without_any_solver(certs: Certs) -> None:
     result = verify(certs["unrealizable"].to_json(), solvers=())
     assert result.valid, result.reasons
     assert result.farkas_checked
@@ -326,7 +330,7 @@ def test_a_farkas_certificate_is_valid_without_any_solver(certs: dict[str, Certi
 
 
 def test_missing_solvers_are_reported_not_skipped(
-    certs: dict[str, Certificate], monkeypatch: pytest.MonkeyPatch
+    certs: Certs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def fake(script: str, solvers: object, **kw: object) -> list[SolverRun]:
         return [SolverRun("z3", "5.4.1", "unsat"), SolverRun("cvc5", None, "missing")]
@@ -345,7 +349,7 @@ def test_missing_solvers_are_reported_not_skipped(
 
 
 def test_a_solver_that_finds_a_model_rejects(
-    certs: dict[str, Certificate], monkeypatch: pytest.MonkeyPatch
+    certs: Certs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def sat(script: str, solvers: object, **kw: object) -> list[SolverRun]:
         return [SolverRun("z3", "5.4.1", "unsat"), SolverRun("cvc5", "1.4.2", "sat")]
@@ -357,13 +361,13 @@ def test_a_solver_that_finds_a_model_rejects(
 # --------------------------------------------------------------------------- tampering
 
 
-def test_edited_hash(certs: dict[str, Certificate]) -> None:
+def test_edited_hash(certs: Certs) -> None:
     doc = _doc(certs["requirements"])
     doc["sha256"] = "0" * 64
     _rejected(verify(doc, solvers=()), "sha256 is not the hash")
 
 
-def test_any_edit_without_rehashing_breaks_the_hash(certs: dict[str, Certificate]) -> None:
+def test_any_edit_without_rehashing_breaks_the_hash(certs: Certs) -> None:
     doc = _doc(certs["requirements"])
     doc["created_at"] = "2000-01-01T00:00:00Z"
     _rejected(verify(doc, solvers=()), "sha256 is not the hash")
@@ -372,7 +376,7 @@ def test_any_edit_without_rehashing_breaks_the_hash(certs: dict[str, Certificate
     _rejected(verify(doc, solvers=()), "sha256 is not the hash")
 
 
-def test_dropped_core_member(certs: dict[str, Certificate]) -> None:
+def test_dropped_core_member(certs: Certs) -> None:
     # A careful forger: drop R2 everywhere, re-encode, rehash.  The rest is satisfiable.
     doc = _doc(certs["requirements"])
     doc["core"] = doc["core"][:1]
@@ -388,7 +392,7 @@ def test_dropped_core_member(certs: dict[str, Certificate]) -> None:
     _rejected(verify(_rehash(doc), solvers=()), "smtlib script is not the encoding", "minimality")
 
 
-def test_extra_core_member(certs: dict[str, Certificate]) -> None:
+def test_extra_core_member(certs: Certs) -> None:
     doc = _doc(certs["requirements"])
     doc["core"].append({"id": "R9", "file": "x.req", "line": 1, "text": None, "tags": {},
                         "expr": "max_attempts >= 0"})  # fmt: skip
@@ -399,7 +403,7 @@ def test_extra_core_member(certs: dict[str, Certificate]) -> None:
     _rejected(verify(doc, solvers=()), "minimality without R9: R1 does not hold")
 
 
-def test_edited_model(certs: dict[str, Certificate]) -> None:
+def test_edited_model(certs: Certs) -> None:
     doc = _doc(certs["requirements"])
     doc["minimality"][0]["model"]["max_attempts"] = 7  # R2 fails there
     _rejected(verify(_rehash(doc), solvers=()), "minimality without R1: R2 does not hold")
@@ -414,7 +418,7 @@ def test_edited_model(certs: dict[str, Certificate]) -> None:
     _rejected(verify(_rehash(doc), solvers=()), "member R1 has 2 models", "member R2 has 0")
 
 
-def test_edited_row(certs: dict[str, Certificate]) -> None:
+def test_edited_row(certs: Certs) -> None:
     doc = _doc(certs["requirements"])
     doc["farkas"][1]["row"]["bound"] = "5/1"
     _rejected(verify(_rehash(doc), solvers=()), "farkas row 2 (R2) is not the row derived")
@@ -426,7 +430,7 @@ def test_edited_row(certs: dict[str, Certificate]) -> None:
     _rejected(verify(_rehash(doc), solvers=()), "the core gives 2 rows")
 
 
-def test_edited_multiplier(certs: dict[str, Certificate]) -> None:
+def test_edited_multiplier(certs: Certs) -> None:
     doc = _doc(certs["requirements"])
     doc["farkas"][0]["multiplier"] = "2/1"
     _rejected(verify(_rehash(doc), solvers=()), "farkas: the weighted rows do not cancel")
@@ -442,7 +446,7 @@ def test_edited_multiplier(certs: dict[str, Certificate]) -> None:
     _rejected(verify(_rehash(doc), solvers=()), "farkas.0.multiplier")
 
 
-def test_edited_script(certs: dict[str, Certificate]) -> None:
+def test_edited_script(certs: Certs) -> None:
     doc = _doc(certs["requirements"])
     doc["smtlib"] = doc["smtlib"].replace("(<= max_attempts 2)", "(<= max_attempts 1)")
     _rejected(verify(_rehash(doc), solvers=()), "smtlib script is not the encoding", "line 5")
@@ -451,7 +455,7 @@ def test_edited_script(certs: dict[str, Certificate]) -> None:
     _rejected(verify(_rehash(doc), solvers=()), "smtlib script is not the encoding")
 
 
-def test_edited_expr(certs: dict[str, Certificate], spec_file: Path) -> None:
+def test_edited_expr(certs: Certs, spec_file: Path) -> None:
     doc = _doc(certs["requirements"])
     doc["core"][1]["expr"] = "max_attempts <= 1"
     _rejected(verify(_rehash(doc), solvers=()), "smtlib script is not the encoding")
@@ -478,7 +482,7 @@ def test_edited_expr(certs: dict[str, Certificate], spec_file: Path) -> None:
     _rejected(verify(_rehash(doc), solvers=()), "core member R2:")
 
 
-def test_edited_declaration(certs: dict[str, Certificate], spec_file: Path) -> None:
+def test_edited_declaration(certs: Certs, spec_file: Path) -> None:
     doc = _doc(certs["requirements"])
     doc["declarations"][0]["value"] = 1  # MIN_TRIES = 1: R1, R2 are then consistent
     _rehash(_reencode(doc))
@@ -491,7 +495,7 @@ def test_edited_declaration(certs: dict[str, Certificate], spec_file: Path) -> N
     _rejected(verify(_rehash(doc), solvers=()), "core member R1:")
 
 
-def test_edited_witness(certs: dict[str, Certificate], spec_file: Path) -> None:
+def test_edited_witness(certs: Certs, spec_file: Path) -> None:
     doc = _doc(certs["unrealizable"])
     doc["witness_input"]["x"] = 5  # 2 * 5 = 10 satisfies S2
     _rejected(verify(_rehash(doc), solvers=()), "smtlib script is not the encoding")
@@ -530,7 +534,7 @@ def test_edited_witness(certs: dict[str, Certificate], spec_file: Path) -> None:
     _rejected(verify(_rehash(doc), solvers=()), "needs a witness input")
 
 
-def test_wrong_spec(certs: dict[str, Certificate], tmp_path: Path) -> None:
+def test_wrong_spec(certs: Certs, tmp_path: Path) -> None:
     other = tmp_path / "other.req"
     other.write_text(SPEC.replace("shall be at most 2", "shall be at most 4"), encoding="utf-8")
     _rejected(
@@ -552,7 +556,7 @@ def test_wrong_spec(certs: dict[str, Certificate], tmp_path: Path) -> None:
     )
 
 
-def test_a_range_must_be_the_declared_range(certs: dict[str, Certificate], spec_file: Path) -> None:
+def test_a_range_must_be_the_declared_range(certs: Certs, spec_file: Path) -> None:
     doc = _doc(certs["range"])
     doc["core"][0]["expr"] = "0 <= lockout_minutes <= 3000"
     doc["farkas"] = None
@@ -574,7 +578,7 @@ def test_not_a_certificate() -> None:
 
 
 def test_core_members_must_belong_to_the_kind(
-    certs: dict[str, Certificate], spec_file: Path
+    certs: Certs, spec_file: Path
 ) -> None:
     doc = _doc(certs["requirements"])
     doc["kind"] = "unsatisfiable_precondition"
@@ -607,7 +611,7 @@ def test_builder_refuses_ranges_not_written_as_declared(
         build_certificate(contract, info, "inconsistent_requirements", [other], None, {"R99": {}})
 
 
-def test_certificates_keep_only_the_names_their_core_uses(certs: dict[str, Certificate]) -> None:
+def test_certificates_keep_only_the_names_their_core_uses(certs: Certs) -> None:
     cert = certs["result_range"]
     assert [m.model for m in cert.minimality] == [{"result": 0}, {"result": 12}]
     assert [c.id for c in cert.core] == ["S1", "clamp.result.range"]
@@ -654,7 +658,7 @@ def test_builder_refuses_bad_requests(
 
 
 def test_an_example_at_an_invalid_or_raising_input_pins_the_free_inputs(
-    certs: dict[str, Certificate],
+    certs: Certs,
 ) -> None:
     cert = certs["invalid_input"]
     assert cert.witness_input == {"x": -1}
@@ -685,7 +689,7 @@ def test_an_example_at_an_invalid_or_raising_input_pins_the_free_inputs(
 
 
 def test_tampering_with_a_contradicting_example(
-    certs: dict[str, Certificate], spec_file: Path
+    certs: Certs, spec_file: Path
 ) -> None:
     # a careful forger drops the requires clause: the example alone is satisfiable
     doc = _doc(certs["invalid_input"])
@@ -791,7 +795,7 @@ def test_the_builder_records_a_solver_that_gives_up_and_accepts_what_verify_acce
 
 
 def test_recorded_checks_are_noted_when_they_cannot_be_re_derived(
-    certs: dict[str, Certificate],
+    certs: Certs,
 ) -> None:
     """Without solvers here nothing re-derives a record: an answer a solver gives is noted,
     a model rejects, and a result the builder never records (a timeout stops it) rejects."""
@@ -861,7 +865,7 @@ def test_the_resource_limit_decides_and_is_not_a_timeout(monkeypatch: pytest.Mon
 
 
 def test_verify_gives_no_verdict_when_the_safety_net_fires(
-    certs: dict[str, Certificate], monkeypatch: pytest.MonkeyPatch
+    certs: Certs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def hung(script: str, solvers: object, **kw: object) -> list[SolverRun]:
         return [SolverRun("z3", "5.4.1", "unsat"), SolverRun("cvc5", None, "timeout", "...")]
