@@ -63,3 +63,34 @@ def test_generated_specs_with_tolerance_and_shuffled_clauses(seed: int) -> None:
               "    ensures: c == Colour.red implies result > x"]
     contract = api.parse_text("\n".join(lines) + "\n", "g.req").contract
     assert contract_identity(contract) == _slow(contract)
+
+
+
+def test_asking_again_is_answered_from_the_last_contract(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import derivative._canon as canon
+
+    text = "spec c version 1\nparam x: int\nrequirement R1: x >= {}\n"
+    paths = []
+    for i, bound in enumerate((1, 2, 1)):
+        path = tmp_path / f"c{i}.req"
+        path.write_text(text.format(bound), encoding="utf-8")
+        paths.append(path)
+    a, b, a_again = (api.load([p]).contract for p in paths)
+    calls: list[object] = []
+    real = canon._node_json
+
+    def counted(obj: object) -> bytes:
+        calls.append(obj)
+        return real(obj)
+
+    monkeypatch.setattr(canon, "_node_json", counted)
+    ida = contract_identity(a)
+    serialised = len(calls)
+    assert serialised > 0
+    assert contract_identity(a) == ida and len(calls) == serialised  # not serialised again
+    assert contract_identity(b) != ida  # another contract is hashed, not confused with a
+    assert contract_identity(a_again) == ida == _slow(a_again)  # equal content, same id
+    assert len(calls) == 3 * serialised  # b and a_again were each serialised
+    assert contract_identity(b) == _slow(b)
