@@ -196,7 +196,7 @@ def check_timed(
 
     opts = options or timed_layer.TimedOptions()
     with audited("check_timed") as call:
-        call.contract = _identity(loaded)
+        call.about(lambda: _identity(loaded))
         results = tuple(
             timed_layer.check_component(loaded.contract, comp, opts) for comp in loaded.timed
         )
@@ -222,7 +222,7 @@ def check(
     from derivative import solver
 
     with audited("check") as call:
-        call.contract = _identity(loaded)
+        call.about(lambda: _identity(loaded))
         result = solver.check(loaded.contract, loaded.types, options or solver.CheckOptions(),
                               progress=progress)
         call.outcome = {"status": result.status}
@@ -266,7 +266,7 @@ def run_candidate(
     from derivative.forge import run
 
     with audited("run") as call:
-        call.contract = _identity(loaded)
+        call.about(lambda: _identity(loaded))
         call.executed(_candidate_files(options.candidate))
         report = run.run_candidate(loaded.types, options, progress=progress)
         call.outcome = {"status": report.status, "reason": report.reason}
