@@ -398,6 +398,7 @@ class Question:
         first: Answer | None = None,
         seen: list[Z] | None = None,
         recheck: bool = True,
+        models: bool = True,
     ) -> CoreResult | None:
         """A minimal unsatisfiable subset of ``start`` (default: all members), or None.
 
@@ -409,7 +410,10 @@ class Question:
         solver, and that model is the removed member's minimality model.  Only sat
         answers are taken from it, so the core is the one the solver alone would give.
         ``recheck=False`` leaves the re-check in a fresh solver to the caller
-        (``rechecked`` is then False; see ``recheck_all``).
+        (``rechecked`` is then False; see ``recheck_all``).  ``models=False``: the caller
+        needs only the members (a warning's core), so the deletion's sat answers are not
+        read as models (reading one costs more than the check of a small core) and the
+        result's ``models`` is empty.
 
         The deletion starts from the unsat core of ``start`` and drops one member at a
         time (a member whose removal makes the rest satisfiable is necessary, and that
@@ -443,17 +447,17 @@ class Question:
         if self._apart(len(pool)):
             solver = self._fresh()
             for e in extra:
-                solver.add(e)
+                _assert_direct(solver, e)
             for m in pool:
                 _assert_guarded(solver, m.lit, m.formula)
             scoped: Sequence[Z] = ()
         else:
             solver, scoped = self.solver, extra
-        necessary, models, minimal = _deletion(solver, scoped, pool, seen)
+        necessary, found, minimal = _deletion(solver, scoped, pool, seen, models)
         order = self._order()
         necessary.sort(key=lambda m: order.get(id(m), 0))
         rechecked = self.recheck(necessary, extra) if recheck else False
-        return CoreResult(tuple(necessary), tuple(models), minimal, rechecked)
+        return CoreResult(tuple(necessary), tuple(found), minimal, rechecked)
 
     def _order(self) -> dict[int, int]:
         """Each member's position (by identity), to give cores in the question's order;
@@ -706,10 +710,12 @@ class Question:
 
 
 def _deletion(
-    solver: Z, scoped: Sequence[Z], pool: list[Member], seen: list[Z] | None
+    solver: Z, scoped: Sequence[Z], pool: list[Member], seen: list[Z] | None,
+    want_models: bool = True,
 ) -> tuple[list[Member], list[tuple[Member, Z]], bool]:
     """Deletion over ``pool`` in ``solver`` (see ``Question.minimal_core``): the necessary
-    members, each one's minimality model, and whether every step was decided."""
+    members, each one's minimality model (none when not ``want_models``), and whether
+    every step was decided."""
     necessary: list[Member] = []
     models: list[tuple[Member, Z]] = []
     minimal = True
@@ -719,7 +725,7 @@ def _deletion(
         known = _model_of(rest, seen) if seen is not None else None
         ans = Answer("sat", known) if known is not None else None
         if ans is None:
-            ans = _check_assuming(solver, rest, scoped)
+            ans = _check_assuming(solver, rest, scoped, model=want_models or seen is not None)
             if ans.verdict == "sat" and seen is not None:
                 seen.insert(0, ans.model)
                 del seen[SEEN_MODELS:]
@@ -728,7 +734,8 @@ def _deletion(
             pool = [m for m in pool if m.key in ans.model]
         elif ans.verdict == "sat":
             necessary.append(candidate)
-            models.append((candidate, ans.model))
+            if want_models:
+                models.append((candidate, ans.model))
         else:
             necessary.append(candidate)
             minimal = False

@@ -73,7 +73,7 @@ def vacuity(
         if key not in never:
             continue
         if key not in cores:
-            found = small.minimal_core(start, extra=[*extra, c])
+            found = small.minimal_core(start, extra=[*extra, c], models=False)
             cores[key] = None if found is None else [m.ob for m in found.members]
         core = cores[key]
         if core is not None:

@@ -223,6 +223,41 @@ def test_the_apart_rule_needs_a_large_question_and_a_small_core() -> None:
         assert not small._apart(2)
 
 
+def test_a_core_without_models_is_the_same_core_and_reads_no_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``minimal_core(models=False)`` (a warning's core) finds the same members and never
+    reads a model of the deletion's sat answers; with models, each necessary member has
+    its minimality model."""
+    obs = requirements(
+        "spec s version 1\nparam x: int\nparam y: int\n"
+        + "".join(f"requirement R{i}: x > {i}\n" for i in range(6))
+        + "requirement A: y > x\nrequirement B: y < 2\nrequirement C: y >= 0\n"
+    )
+    with fresh_context():
+        x, y = var("x", INT).value, var("y", INT).value
+        formulas = [x > i for i in range(6)] + [y > x, y < 2, y >= 0]
+        reads: list[bool] = []
+        real = question_mod._check_assuming
+
+        def spy(solver: Z, members: object, extra: object = (), model: bool = True) -> object:
+            ans = real(solver, members, extra, model)  # type: ignore[arg-type]
+            reads.append(ans.verdict == "sat" and ans.model is not None)
+            return ans
+
+        monkeypatch.setattr(question_mod, "_check_assuming", spy)
+        with_models = _question(formulas, obs).minimal_core()
+        assert with_models is not None and any(reads)
+        reads.clear()
+        without = _question(formulas, obs).minimal_core(models=False)
+        assert without is not None and not any(reads)
+        ids = [m.ob.id for m in without.members]
+        assert ids == [m.ob.id for m in with_models.members]
+        assert len(ids) == 3 and ids[0].startswith("R") and ids[1:] == ["A", "B"]
+        assert without.models == () and without.minimal and without.rechecked
+        assert [m.ob.id for m, _ in with_models.models] == ids
+
+
 # --------------------------------------------------------------------------- enumeration
 
 
