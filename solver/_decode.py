@@ -56,6 +56,23 @@ def from_model(model: Z, value: Z, ty: Ty) -> Value:
                     return int(z3.Z3_get_numeral_string(ref, result))
             finally:
                 z3.Z3_dec_ref(ref, result)
+    if isinstance(ty, TBool) and isinstance(value, z3.BoolRef):
+        # Likewise for a truth value: the context's True and False are single AST nodes
+        # (hash-consing), so the evaluated term is compared by pointer.
+        env = current()
+        out = (z3.Ast * 1)()
+        if (
+            value.ctx is env.ctx
+            and model.ctx is env.ctx
+            and z3.Z3_model_eval(env.ref, model.model, value.ast, True, out)
+        ):
+            result = out[0]
+            z3.Z3_inc_ref(env.ref, result)  # held (and freed) as a z3py term would be
+            try:
+                if result.value in (env.true_ptr, env.false_ptr):
+                    return bool(result.value == env.true_ptr)
+            finally:
+                z3.Z3_dec_ref(env.ref, result)
     v = model.eval(value, model_completion=True)
     if isinstance(ty, TBool):
         if not (z3.is_true(v) or z3.is_false(v)):

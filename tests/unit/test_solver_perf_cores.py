@@ -430,3 +430,19 @@ def test_check_leaves_the_collector_as_it_found_it() -> None:
     assert result.status == "feasible"
     assert seen and not any(seen)
     assert gc.isenabled()
+
+
+def test_truth_values_are_decoded_through_the_c_api_as_z3py_reads_them() -> None:
+    from derivative._types import BOOL
+    from derivative.solver._decode import from_model
+
+    with fresh_context():
+        a, b, c = (var(n, BOOL).value for n in "abc")
+        s = z3.Solver(ctx=a.ctx)
+        s.add(a, z3.Not(b))
+        assert s.check() == z3.sat
+        model = s.model()
+        for term, want in ((a, True), (b, False), (c, False), (z3.And(a, z3.Not(b)), True)):
+            got = from_model(model, term, BOOL)
+            assert got is want
+            assert got is bool(z3.is_true(model.eval(term, model_completion=True)))
