@@ -179,7 +179,7 @@ _ORDER = {
 }
 
 
-def _build(cls: type[_T], kw_only: bool, order: bool) -> type[_T]:
+def _build(cls: type[_T], kw_only: bool, order: bool, frozen: bool = True) -> type[_T]:
     fields: dict[str, tuple[str, Any, Any, bool, bool]] = {}
     for base in reversed(cls.__mro__[1:]):
         base_plan = base.__dict__.get("_record_plan")
@@ -192,9 +192,9 @@ def _build(cls: type[_T], kw_only: bool, order: bool) -> type[_T]:
     cls._record_fields = tuple(mine)  # type: ignore[attr-defined]
     cls._record_plan = _Plan(mine, kw_only, hasattr(cls, "__post_init__"))  # type: ignore[attr-defined]
     own = cls.__dict__
-    methods: dict[str, Any] = {"__init__": _init, "__repr__": _repr,
-                               "__eq__": _eq,
-                               "__setattr__": _setattr, "__delattr__": _delattr}
+    methods: dict[str, Any] = {"__init__": _init, "__repr__": _repr, "__eq__": _eq}
+    if frozen:
+        methods.update({"__setattr__": _setattr, "__delattr__": _delattr})
     if order:
         methods.update(_ORDER)
     for name, method in methods.items():
@@ -202,9 +202,10 @@ def _build(cls: type[_T], kw_only: bool, order: bool) -> type[_T]:
             setattr(cls, name, method)
     # Like a frozen dataclass: a hash over the compared fields unless the class wrote one
     # (a class that writes only ``__eq__`` gets ``__hash__ = None`` from Python: not its own).
+    # A mutable one is unhashable, as a dataclass with ``eq`` and without ``frozen``.
     explicit = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
     if not explicit:
-        cls.__hash__ = _hash  # type: ignore[method-assign]
+        cls.__hash__ = _hash if frozen else None  # type: ignore[assignment]
     if "__match_args__" not in own:
         cls.__match_args__ = () if kw_only else tuple(f[0] for f in mine)  # type: ignore[attr-defined,misc]
     return cls
@@ -214,19 +215,21 @@ def _build(cls: type[_T], kw_only: bool, order: bool) -> type[_T]:
 def record(cls: type[_T], /) -> type[_T]: ...
 @overload
 def record(
-    cls: None = None, /, *, kw_only: bool = False, order: bool = False
+    cls: None = None, /, *, kw_only: bool = False, order: bool = False, frozen: bool = True
 ) -> Callable[[type[_T]], type[_T]]: ...
 
 
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field,))
 def record(
-    cls: type[_T] | None = None, /, *, kw_only: bool = False, order: bool = False
+    cls: type[_T] | None = None, /, *, kw_only: bool = False, order: bool = False,
+    frozen: bool = True,
 ) -> type[_T] | Callable[[type[_T]], type[_T]]:
     """Make ``cls`` a frozen value class (module docstring): ``@record`` or
-    ``@record(kw_only=True, order=True)``."""
+    ``@record(kw_only=True, order=True)``; ``@record(frozen=False)`` for a mutable one
+    (what ``@dataclass`` gives: assignable fields, no hash)."""
     if cls is None:
-        return lambda c: _build(c, kw_only, order)
-    return _build(cls, kw_only, order)
+        return lambda c: _build(c, kw_only, order, frozen)
+    return _build(cls, kw_only, order, frozen)
 
 
 def record_fields(obj: Any) -> tuple[str, ...]:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from derivative._ast import Expr, SystemDecl
 from derivative._errors import SpecError
+from derivative._record import record
 from derivative._typecheck_positions import source_pos
 from derivative._types import TAny, TBool, TDate, TInt, TReal, TStr, Ty
 from derivative._walk import ExprVisitor
@@ -94,7 +95,7 @@ class Forbidden(Mapping[str, tuple[str, str | None]]):
         return len(self._names)
 
 
-@dataclass
+@record(frozen=False)
 class Ctx:
     """What an expression may see."""
 

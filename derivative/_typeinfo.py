@@ -8,7 +8,7 @@ Every back-end reads types from here: the scope of an obligation, the type of
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from derivative._ast import Contract, Expr, Obligation, SystemDecl
 from derivative._builtins import BUILTIN_EXCEPTIONS, builtin_exception_mro
@@ -28,7 +28,7 @@ class Signature:
     returns: Ty
 
 
-@dataclass
+@record(frozen=False)
 class TypeInfo:
     """What the checker resolved; every back-end reads types from here."""
 

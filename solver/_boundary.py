@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Final
 
 import z3
@@ -20,6 +20,7 @@ import z3
 from derivative._ast import Call, Compare, IntLit, Name, Obligation, StrLit
 from derivative._canon import contract_identity
 from derivative._printer import to_source
+from derivative._record import record
 from derivative._typecheck import TypeInfo
 from derivative._types import TInt
 from derivative._walk import free_names, walk
@@ -40,7 +41,7 @@ __all__ = [
 ]
 
 
-@dataclass
+@record(frozen=False)
 class Plan:
     """What the solver computed once for one owner: its triggers and explicit inputs."""
 

@@ -21,7 +21,7 @@ witnesses of later questions (measured: ``examples/password_policy.req``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from derivative._ast import Call, Contract, Obligation
 from derivative._eval import Evaluator
@@ -37,7 +37,7 @@ from ._terms import Term, intrinsic_domain, var
 from ._z3util import Unsupported, Z
 
 
-@dataclass
+@record(frozen=False)
 class Ctx:
     """One check's inputs and what its questions found so far."""
 
@@ -118,7 +118,7 @@ class Ctx:
         )
 
 
-@dataclass
+@record(frozen=False)
 class Clauses:
     """An owner's obligations, by role (type obligations included)."""
 
@@ -145,7 +145,7 @@ def clauses_of(ctx: Ctx, owner: Owner, record: bool = True) -> Clauses:
     )
 
 
-@dataclass
+@record(frozen=False)
 class CallScope:
     """An owner's variables: its parameters and ``result``."""
 

@@ -24,13 +24,14 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import date
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from derivative._errors import OperationalTimeout
+from derivative._record import record
 from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
 from derivative._values import EnumValue
 
@@ -39,7 +40,7 @@ MARGIN_SECONDS = 60.0
 """How long past cvc5's own wall-clock limit this side waits before killing the child."""
 
 
-@dataclass
+@record(frozen=False)
 class Reply:
     """cvc5's answer: ``sat`` (with wire ``values``), ``unsat``, ``unknown`` (``why``), or
     ``crashed`` / ``error`` (``why`` says what)."""

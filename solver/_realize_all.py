@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 import z3
 
 from derivative._ast import Obligation
 from derivative._errors import OperationalTimeout
+from derivative._record import record
 from derivative._values import Value
 from derivative._walk import free_names
 
@@ -48,7 +48,7 @@ from ._z3util import Unsupported, current, true, work_done
 Explain = Callable[[CoreResult, Question, Encoder, dict[str, Value]], str]
 
 
-@dataclass
+@record(frozen=False)
 class _At:
     """The ensures at one fixed input: the question (quantifier-free) and its encoder."""
 
@@ -63,7 +63,7 @@ class _At:
         return [m for m in self.q.members if id(m.ob) in wanted]
 
 
-@dataclass
+@record(frozen=False)
 class _Found:
     core: CoreResult
     at: _At

@@ -25,12 +25,13 @@ not derive them itself (``str(int(text)) == text`` for ``text`` matching
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import z3
 
 from derivative import _regex
 from derivative._ast import BoolOp, Call, Compare, Expr, Name, Obligation, StrLit, Unary
+from derivative._record import record
 
 from ._definitions import digits, regex_to_z3
 from ._terms import Term
@@ -40,7 +41,7 @@ MAX_SPANS = 36
 """At most this many part spans of one input become result terms."""
 
 
-@dataclass
+@record(frozen=False)
 class Shapes:
     """The inputs' parts: constraints tying them to the inputs, and terms over them."""
 

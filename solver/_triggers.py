@@ -22,7 +22,6 @@ constants (never ``result``, a bound variable or ``count``):
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
 from derivative._ast import (
@@ -44,6 +43,7 @@ from derivative._ast import (
     make_binop,
 )
 from derivative._printer import to_source
+from derivative._record import record
 from derivative._typecheck import TypeInfo
 from derivative._types import TDate, TInt, Ty, base
 from derivative._walk import children, free_names, walk
@@ -57,7 +57,7 @@ COVERAGE_KINDS: frozenset[str] = frozenset({"condition", "position", "tie", "siz
 """Coverage targets (``_mcdc``): reported, never held against a candidate."""
 
 
-@dataclass
+@record(frozen=False)
 class Trigger:
     """A condition over inputs that some input must make true (see the module docstring).
 

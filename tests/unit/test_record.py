@@ -128,8 +128,8 @@ def test_order_and_keyword_only() -> None:
         a: int
 
     with pytest.raises(TypeError):
-        K(1)  # type: ignore[misc]
-    assert K(a=1).a == 1 and K.__match_args__ == ()  # type: ignore[attr-defined]
+        K(1)  # type: ignore[call-arg]
+    assert K(a=1).a == 1 and K.__match_args__ == ()
 
 
 def test_replace_refuses_unknown_fields_and_serves_real_dataclasses() -> None:
@@ -147,9 +147,10 @@ def test_replace_refuses_unknown_fields_and_serves_real_dataclasses() -> None:
     assert replace(D(1), a=2) == D(2)
 
 
-def test_an_untimed_check_declares_no_frozen_dataclass_but_the_options() -> None:
-    # Start-up is the feature: every frozen value class on the check path is a record;
-    # only the published options (documented as frozen dataclasses) remain.
+def test_an_untimed_check_declares_no_dataclass_but_the_options_and_slotted_ones() -> None:
+    # Start-up is the feature: every value class on the check path is a record (frozen,
+    # or ``frozen=False`` for a mutable one); only the published options (documented as
+    # frozen dataclasses) and the parser's slotted classes remain.
     code = (
         "import dataclasses, io, sys\n"
         "seen = []\n"
@@ -161,11 +162,41 @@ def test_an_untimed_check_declares_no_frozen_dataclass_but_the_options() -> None
         "from derivative.cli import main\n"
         "main(['check', 'examples/password_policy.req'], stdout=io.StringIO(),"
         " stderr=io.StringIO())\n"
-        "print(sorted(n for n, frozen in seen if frozen))\n"
+        "print(sorted(seen))\n"
     )
     from pathlib import Path
 
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=Path(__file__).parents[2], timeout=120, check=True)
-    frozen = eval(done.stdout)  # a list of names printed above
-    assert all(name.endswith("Options") for name in frozen), frozen
+    declared = eval(done.stdout)  # (name, frozen) pairs printed above
+    options = [n for n, frozen in declared if frozen]
+    assert options and all(n.endswith("Options") for n in options), declared
+    mutable = [n for n, frozen in declared if not frozen]
+    # the parser's per-clause classes keep ``slots=True`` (attribute access at scale)
+    assert set(mutable) <= {"Label", "Clause", "Header", "UseLine", "ToleranceLine",
+                            "ParsedFile", "_OperationParts"}, declared
+
+
+def test_a_mutable_record_assigns_and_is_unhashable_as_a_dataclass() -> None:
+    def body(deco: Callable[[type], type]) -> type:
+        @deco
+        class Box:
+            a: int
+            items: list[int] = field(default_factory=list)
+
+        return Box
+
+    ours, theirs = body(record(frozen=False)), body(dataclass)
+    got, want = ours(1), theirs(1)
+    got.a = 2
+    want.a = 2
+    got.items.append(3)
+    want.items.append(3)
+    assert vars(got) == vars(want)
+    assert repr(got).replace("Box", "") == repr(want).replace("Box", "")
+    assert got == ours(2, [3]) and got != ours(2, [])
+    assert ours.__hash__ is None and theirs.__hash__ is None
+    with pytest.raises(TypeError):
+        hash(got)
+    del got.a  # nothing blocks deletion on a mutable record
+    assert "a" not in vars(got)
