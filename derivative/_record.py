@@ -14,8 +14,10 @@ left out, positional or keyword-only ``__init__`` that calls ``__post_init__``, 
 ``repr``, equality and hash over the compared fields in order, ``order=True``,
 ``__match_args__``, ``FrozenInstanceError`` on assignment, methods a class writes itself
 left alone, and pickling and copying. ``replace`` is this module's (``dataclasses.replace``
-needs ``__dataclass_fields__``). The published option classes stay real dataclasses: users
-may call ``dataclasses.fields`` and ``dataclasses.replace`` on them.
+needs ``__dataclass_fields__``). ``record(frozen=False)`` gives the mutable form (what a
+plain ``@dataclass`` gives: assignable fields, unhashable). The published option classes
+stay real dataclasses: users may call ``dataclasses.fields`` and ``dataclasses.replace`` on
+them.
 """
 
 from __future__ import annotations
