@@ -9,7 +9,6 @@ operators (``_typecheck_expr``) and of calls (``_typecheck_calls``) share.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import field
 from typing import TYPE_CHECKING
@@ -52,6 +51,8 @@ def is_ordered(t: Ty) -> bool:
 
 
 def _closest(name: str, candidates: Iterable[str]) -> str | None:
+    import difflib  # only for a name that is not found: an error path
+
     found = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
     return found[0] if found else None
 

@@ -18,9 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
-import signal
-import subprocess
 import sys
 import threading
 import time
@@ -28,12 +25,18 @@ from dataclasses import field
 from datetime import date
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from derivative._errors import OperationalTimeout
 from derivative._record import record
 from derivative._types import TAny, TBool, TDate, TEnum, TInt, TList, TReal, TStr, Ty
 from derivative._values import EnumValue
+
+if TYPE_CHECKING:
+    import subprocess
+
+# ``subprocess``, ``select`` and ``signal`` are imported where the child is started and
+# read: most checks never ask cvc5, and start-up is the feature (docs/decisions.md).
 
 CHILD = Path(__file__).with_name("_cvc5_child.py")
 MARGIN_SECONDS = 60.0
@@ -63,6 +66,8 @@ class _Child:
         self.argv: list[str] = [sys.executable, "-I", str(CHILD)]
 
     def _start(self) -> subprocess.Popen[bytes]:
+        import subprocess
+
         if self.proc is None or self.proc.poll() is not None:
             self.proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -88,6 +93,9 @@ class _Child:
                      dict(reply.get("values", {})))
 
     def _crashed(self, proc: subprocess.Popen[bytes]) -> Reply:
+        import signal
+        import subprocess
+
         try:
             code = proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -105,6 +113,8 @@ class _Child:
 
 def _read_line(proc: subprocess.Popen[bytes], wait_seconds: float) -> bytes:
     """The child's next line; b"" when it died; the child killed after ``wait_seconds``."""
+    import select
+
     assert proc.stdout is not None
     deadline = time.monotonic() + wait_seconds
     fd = proc.stdout.fileno()
