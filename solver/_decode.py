@@ -1,13 +1,16 @@
 """Model values back to the language's runtime values (``from_model``).
 
 Kept apart from the encoder: reading a model is what every question does after a
-``sat`` answer, and its fast path (Z3's C API for integers, the common case on large
-sheets) must complete the model exactly as ``model.eval(..., model_completion=True)``.
+``sat`` answer, and its fast path (Z3's C API for integers and truth values, the common
+cases on large sheets) must complete the model exactly as
+``model.eval(..., model_completion=True)``.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
+from typing import Any, cast
 
 import z3
 
@@ -30,49 +33,60 @@ from derivative._values import DictValue, EnumValue, TupleValue, Value
 
 from ._compound import dict_keys, dict_vals, is_some, items_of, opt_val
 from ._terms import DATE_MAX, DATE_MIN, enum_sort
-from ._z3util import Unsupported, Z, current, fraction_from_z3, str_from_z3
+from ._z3util import Unsupported, Z, Z3Env, current, fraction_from_z3, str_from_z3
+
+_UNREAD: object = object()
+"""What ``_through_c`` gives when the C API's evaluation does not apply."""
+
+
+def _through_c(model: Z, value: Z, read: Callable[[Any, Z3Env], object]) -> object:
+    """``read`` of Z3's own evaluation of ``value`` in ``model`` (completed, as
+    ``model.eval(value, model_completion=True)``), without z3py's wrappers; the result
+    term is held while it is read (and freed after) as a z3py term would be.
+    ``_UNREAD`` when ``value`` or ``model`` is of another context or Z3 declines."""
+    env = current()
+    out = (z3.Ast * 1)()
+    if not (
+        value.ctx is env.ctx
+        and model.ctx is env.ctx
+        and z3.Z3_model_eval(env.ref, model.model, value.ast, True, out)
+    ):
+        return _UNREAD
+    result = out[0]
+    z3.Z3_inc_ref(env.ref, result)
+    try:
+        return read(result, env)
+    finally:
+        z3.Z3_dec_ref(env.ref, result)
+
+
+def _int_numeral(result: Any, env: Z3Env) -> object:
+    ref = env.ref
+    if (
+        z3.Z3_get_ast_kind(ref, result) == z3.Z3_NUMERAL_AST
+        and z3.Z3_get_sort_kind(ref, z3.Z3_get_sort(ref, result)) == z3.Z3_INT_SORT
+    ):
+        return int(z3.Z3_get_numeral_string(ref, result))
+    return _UNREAD
+
+
+def _truth(result: Any, env: Z3Env) -> object:
+    # the context's True and False are single AST nodes (hash-consing): compared by pointer
+    if result.value in (env.true_ptr, env.false_ptr):
+        return bool(result.value == env.true_ptr)
+    return _UNREAD
 
 
 def from_model(model: Z, value: Z, ty: Ty) -> Value:
     """The runtime value that ``model`` gives the term ``value`` of type ``ty``."""
+    # The common cases through Z3's C API (``_through_c``); anything else through z3py.
+    fast: object = _UNREAD
     if isinstance(ty, TInt) and isinstance(value, z3.ArithRef):
-        # The common case, without z3py's wrappers: Z3's own evaluation (completing
-        # the model exactly as ``model.eval(value, model_completion=True)`` does).
-        env = current()
-        ref = env.ref
-        out = (z3.Ast * 1)()
-        if (
-            value.ctx is env.ctx
-            and model.ctx is env.ctx
-            and z3.Z3_model_eval(ref, model.model, value.ast, True, out)
-        ):
-            result = out[0]
-            z3.Z3_inc_ref(ref, result)  # held while we read it, as a z3py term would be
-            try:
-                if (
-                    z3.Z3_get_ast_kind(ref, result) == z3.Z3_NUMERAL_AST
-                    and z3.Z3_get_sort_kind(ref, z3.Z3_get_sort(ref, result)) == z3.Z3_INT_SORT
-                ):
-                    return int(z3.Z3_get_numeral_string(ref, result))
-            finally:
-                z3.Z3_dec_ref(ref, result)
-    if isinstance(ty, TBool) and isinstance(value, z3.BoolRef):
-        # Likewise for a truth value: the context's True and False are single AST nodes
-        # (hash-consing), so the evaluated term is compared by pointer.
-        env = current()
-        out = (z3.Ast * 1)()
-        if (
-            value.ctx is env.ctx
-            and model.ctx is env.ctx
-            and z3.Z3_model_eval(env.ref, model.model, value.ast, True, out)
-        ):
-            result = out[0]
-            z3.Z3_inc_ref(env.ref, result)  # held (and freed) as a z3py term would be
-            try:
-                if result.value in (env.true_ptr, env.false_ptr):
-                    return bool(result.value == env.true_ptr)
-            finally:
-                z3.Z3_dec_ref(env.ref, result)
+        fast = _through_c(model, value, _int_numeral)
+    elif isinstance(ty, TBool) and isinstance(value, z3.BoolRef):
+        fast = _through_c(model, value, _truth)
+    if fast is not _UNREAD:
+        return cast(Value, fast)
     v = model.eval(value, model_completion=True)
     if isinstance(ty, TBool):
         if not (z3.is_true(v) or z3.is_false(v)):
